@@ -89,8 +89,18 @@ def _parsed(text: str) -> ast.Module | None:
         return None
 
 
+@functools.lru_cache(maxsize=PARSED_KEPT)
+def walked(tree: ast.AST) -> tuple[ast.AST, ...]:
+    """Every node of `tree`, in `ast.walk`'s order (breadth first, `tree` first), listed once
+    per tree (kept for the `PARSED_KEPT` trees last asked, keyed by identity): a request's
+    readers (`locate`, `tables`, `visitors`, `pyrancalls`, `testsof`, `tracerank`) walk the
+    same module's tree again and again (click 8.0.0's core.py: 5 s of CPU in `ast.walk`), and
+    none changes a tree. For a whole module's tree from `_parse`; a subtree is walked as is."""
+    return tuple(ast.walk(tree))
+
+
 def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    return [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    return [n for n in walked(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
 
 
 def _top_level(tree: ast.Module) -> dict[str, ast.stmt]:
@@ -136,7 +146,7 @@ def _relative_module(near: str, level: int, module: str | None) -> str:
 def imports(tree: ast.Module, near: str) -> dict[str, tuple[str, str | None]]:
     """Local name -> (dotted module, attribute or None for a module) for the imports of `tree`."""
     names: dict[str, tuple[str, str | None]] = {}
-    for node in ast.walk(tree):
+    for node in walked(tree):
         if isinstance(node, ast.Import):
             names.update(_bound_modules(node))
         elif isinstance(node, ast.ImportFrom):
@@ -314,7 +324,7 @@ def globals_read(repo: Path, span: Span) -> list[Span]:
     assigned = _module_assignments(tree)
     inside = [
         n
-        for n in ast.walk(tree)
+        for n in walked(tree)
         if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
         and n.lineno == span.start
     ]

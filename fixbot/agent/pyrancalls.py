@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from fixbot.agent.locate import Span, _functions, _parse
+from fixbot.agent.locate import Span, _functions, _parse, walked
 
 RAN_CALLEES = 3  # the callees a ranked function's executed lines call that `ran_callees` gives
 RAN_CALLEE_LINES = 20  # lines each of them shows at most
@@ -52,7 +52,7 @@ def caught_there(repo: Path, span: Span, ran: dict[str, frozenset[int]]) -> bool
     tree = _parse(repo, span.path) if span.path.endswith(".py") and lines else None
     if tree is None:
         return False
-    handlers = (n for n in ast.walk(tree) if isinstance(n, ast.ExceptHandler))
+    handlers = (n for n in walked(tree) if isinstance(n, ast.ExceptHandler))
     return any(_handler_lines(h) & lines for h in handlers if span.start <= h.lineno <= span.end)
 
 
@@ -65,7 +65,7 @@ def _called_on(tree: ast.Module, span: Span, lines: frozenset[int]) -> list[str]
     """The names called (`f()`, `self.f()`, `cls.f()`) on the lines `lines` inside `span`, in
     the order they are written."""
     calls = []
-    for node in ast.walk(tree):
+    for node in walked(tree):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Call) and span.start <= line <= span.end and line in lines:
             func = node.func

@@ -57,7 +57,7 @@ Method = ast.FunctionDef | ast.AsyncFunctionDef
 
 def _method(tree: ast.Module, line: int) -> tuple[ast.ClassDef, Method] | None:
     """The class and the method of it defined at `line`, or None."""
-    for owner in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+    for owner in (n for n in locate.walked(tree) if isinstance(n, ast.ClassDef)):
         for node in owner.body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.lineno == line:
                 return owner, node
@@ -109,7 +109,7 @@ def imported(repo: Path, span: Span) -> list[Span]:
 
 def _definition(tree: ast.Module, line: int) -> list[ast.AST]:
     kinds = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-    return [n for n in ast.walk(tree) if isinstance(n, kinds) and n.lineno == line]
+    return [n for n in locate.walked(tree) if isinstance(n, kinds) and n.lineno == line]
 
 
 def _reads(nodes: list[ast.AST], bound: dict[str, tuple[str, str | None]]) -> list[tuple[str, str]]:

@@ -29,7 +29,7 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from fixbot.agent import gocov, locate
-from fixbot.core.repofiles import regular_text, resolved
+from fixbot.core.repofiles import resolved
 
 TESTS_OF = 6  # tests shown at most, in the order of the functions they are named after
 TEST_LINES = 20  # the first lines of each (a table-driven test's first rows)
@@ -170,12 +170,8 @@ def _is(test: locate.Span, wanted: str) -> bool:
 
 
 def _functions(repo: Path, rel: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    try:
-        tree = ast.parse(regular_text(repo, repo / rel) or "")
-    except (SyntaxError, ValueError):  # not Python we can read: no test in it
-        return []
-    kinds = ast.FunctionDef | ast.AsyncFunctionDef
-    return [n for n in ast.walk(tree) if isinstance(n, kinds)]
+    tree = locate._parse(repo, rel)  # None: not Python we can read, no test in it
+    return locate._functions(tree) if tree is not None else []
 
 
 def _python_test_files(repo: Path) -> list[str]:

@@ -17,7 +17,6 @@ test's file is named after among the first (`namesakes_first`). The run that pro
 
 from __future__ import annotations
 
-import ast
 import builtins
 import json
 import keyword
@@ -27,7 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from fixbot.agent.locate import LINE_NUMBER, TEST_FILE, Span
+from fixbot.agent.locate import LINE_NUMBER, TEST_FILE, Span, _functions, _parse
 from fixbot.core.repofiles import regular_text, resolved
 
 MARK = "fixbot-spectrum-json-follows"
@@ -190,14 +189,10 @@ def executed(
 
 
 def _enclosing(repo: Path, path: str, lines: list[int]) -> dict[int, tuple[int, int, str]]:
-    try:
-        tree = ast.parse(regular_text(repo, repo / path) or "")
-    except (SyntaxError, ValueError):
+    tree = _parse(repo, path)
+    if tree is None:
         return {}
-    kinds = ast.FunctionDef | ast.AsyncFunctionDef
-    spans = [
-        (n.lineno, n.end_lineno or n.lineno, n.name) for n in ast.walk(tree) if isinstance(n, kinds)
-    ]
+    spans = [(n.lineno, n.end_lineno or n.lineno, n.name) for n in _functions(tree)]
     found = {}
     for line in lines:
         inside = [s for s in spans if s[0] <= line <= s[1]]

@@ -17,7 +17,7 @@ import ast
 from collections.abc import Sequence
 from pathlib import Path
 
-from fixbot.agent.locate import Span, _functions, _parse
+from fixbot.agent.locate import Span, _functions, _parse, walked
 
 VISITORS = 4  # visitor methods shown at most
 VISITOR_LINES = 20  # lines each shows at most
@@ -52,7 +52,7 @@ def _built_on(tree: ast.Module, span: Span, lines: frozenset[int]) -> list[str]:
     """The capitalised names called (`X(...)`, `a.X(...)`) on the lines `lines` inside `span`, in
     the order they are written."""
     calls = []
-    for node in ast.walk(tree):
+    for node in walked(tree):
         line = getattr(node, "lineno", 0)
         if not (isinstance(node, ast.Call) and span.start <= line <= span.end and line in lines):
             continue

@@ -9,7 +9,10 @@ readable by the commands' user, writable by fixbot alone), one copy of `go/obser
 package name, its clause made `<name>_test` (the external test package of a folder whose files
 say `package <name>`), and an overlay file (`go help build`, `-overlay`) that adds it, as
 `<module>_test.go`, to every folder of the work tree holding a `_test.go` file; the check's
-environment gets `GOFLAGS=-overlay=<file> -vet=off -count=1` (after the check's own GOFLAGS;
+environment gets `GOFLAGS=-overlay=<file> -vet=off -count=1 -exec=<program>` (after the check's
+own GOFLAGS; `-exec`: go runs each test binary through fixbot's program, `fixbot.observe.goexec`,
+which gives it the environment the check would have had without fixbot, no GOFLAGS of fixbot's
+naming the overlay to tell the observed run from another;
 go 1.19's vet reads files from disk, not the overlay's: a green fix's check runs again as written
 before it is committed, `fixbot.run.phases.judging.as_written`; `-count=1`: go's test result cache
 would answer an unchanged package's run from an earlier one, the binary never run, nothing
@@ -18,27 +21,30 @@ files define their own `TestMain` gets theirs folded in: the file defining it is
 copy with `TestMain` renamed `fixbotMain` (`folded`), and the observer's copy there, in that
 file's package, defines no `fixbotMain` of its own and runs theirs; one that cannot be read so
 is left out, its tests unobserved, said (`Prepared.own_main`). A check whose GOFLAGS already
-name an `-overlay` runs unobserved, said (`Prepared.why`).
+name an `-overlay` or an `-exec` runs unobserved, said (`Prepared.why`).
 
 `go test` starts each test binary with its standard streams alone (os/exec), so the channel's
 socket pair never reaches it, and a socket pair has no path to open (by design). The records go
-to a folder made for the run (`go/` in the observer folder, 0700, the commands' user's):
-`FIXBOT_GO_OBSERVER=<folder>` names it (the folder alone); the observer reads and unsets it in
-`TestMain` and writes a file of its own there (O_EXCL), one record a line, `mac<TAB>json`, in
+to a folder made for the run (`go/` in the observer folder, 0700, the commands' user's),
+written into the observer's copies (no variable names it: the binary's environment is the
+check's own); the observer's `TestMain` writes a file of its own there (O_EXCL), one record a
+line, `mac<TAB>json`, in
 `fixbot.observe.stream`'s wire format (`start` and `end` with `"runner": "go"`, an `r` record a
 test as it ends), mac the hex HMAC-SHA256 (`line_mac`) under a key of 32 bytes made per run and
 written into the observer's copies alone (`source`, two arrays whose xor it is): never into the
 environment an `init()` reads before `TestMain`, nor into the records file, which the binary's
-own code can read back and add to through the descriptor the observer opened. The MAC covers
+own code can read back and add to through the descriptor the observer opened (nor into its
+environment, which `-exec` gives back as the check's own). The MAC covers
 the file's name and the line's index in it, so a line copied to another file or place fails.
 `collect` reads the files after the check's processes are gone, as data only, bounded
 (`MAX_FILES`, `MAX_STREAM_BYTES` in all), each line whose MAC verifies given the channel's nonce
 (`Channel.close(more)`), any other line kept as it is, which the stream counts as forged. The
 limit, as for the other observers' "by name": the key is in the test binary (its data, by the
 symbols' names, or reflect and unsafe from the code) and in the copies' source, which the go
-command reads as the commands' user: code that follows the `-overlay=` path of GOFLAGS (which
-the binary inherits) to the overlay file and the copies it names, readable by that user, learns
-the key and can write records.
+command reads as the commands' user: code that finds the `-overlay=` path of the go command's
+GOFLAGS (no longer the binary's own, but its parent's, `/proc/<pid>/environ`) and follows it to
+the overlay file and the copies it names, readable by that user, learns the key and can write
+records.
 """
 
 from __future__ import annotations
@@ -56,14 +62,15 @@ from pathlib import Path
 from typing import NamedTuple
 
 from fixbot.core.observed import MAX_STREAM_BYTES
+from fixbot.observe import goexec
 from fixbot.process.nofollow import TooLarge, read_at
 
-VARIABLE = "FIXBOT_GO_OBSERVER"  # the observer's `FIXBOT_GO_OBSERVER`
 SOURCE = Path(__file__).with_name("go") / "observer.go"
 PLACEHOLDER = "package FIXBOT_PACKAGE"
 KEY_BYTES = 32  # the run's HMAC-SHA256 key (`Prepared.key`)
 RECORDS = "go"  # the records folder, in the observer's folder
 OVERLAY = "overlay.json"  # `go test -overlay`'s file, in the observer's folder
+EXEC = "goexec.sh"  # `go test -exec`'s program (`fixbot.observe.goexec`), in the observer's folder
 MAX_FOLDERS = 5000  # folders of the work tree walked at most
 MAX_FILES = 4096  # record files read at most (one a test binary)
 SKIPPED = frozenset({"vendor", "testdata", "node_modules"})  # go's `./...` skips these too
@@ -83,14 +90,17 @@ class Prepared:
     """The go observer for one check run: the variables added to its environment (`env`: none
     where it runs unobserved), the records folder, the run's key (`KEY_BYTES`, written into the
     observer's copies alone, never the environment), the folders (relative to the work tree)
-    left unobserved, their own `TestMain` not folded in (`own_main`), and why the check runs
-    unobserved ("": it does not)."""
+    left unobserved, their own `TestMain` not folded in (`own_main`), why the check runs
+    unobserved ("": it does not), and the `-exec` program (`fixbot.observe.goexec`: None where
+    it runs unobserved), which `fixbot.run.checkrun` writes again with every variable the
+    observed run adds."""
 
     env: dict[str, str] = field(default_factory=dict)
     records: Path | None = None
     key: bytes = b""
     own_main: list[str] = field(default_factory=list)
     why: str = ""
+    program: Path | None = None
 
 
 class Folder(NamedTuple):
@@ -183,11 +193,12 @@ def _package(folder: Path, files: list[str]) -> tuple[str, str, str]:
     return (max(sorted(set(chosen)), key=chosen.count) if chosen else ""), main, clause_of_main
 
 
-def source(package: str, key: bytes, folded: bool = False) -> str:
+def source(package: str, key: bytes, records: Path, folded: bool = False) -> str:
     """The observer's Go source in the package `package` (a package clause's name), its records
-    MACed under `key` (`KEY_BYTES`, written as two arrays whose xor it is: no run of the key's
-    bytes in the binary), running the folder's own `TestMain` (renamed `fixbotMain`, `folded`)
-    or its own. Raises ValueError for a key of another length."""
+    written into the folder `records` (absolute), MACed under `key` (`KEY_BYTES`, written as two
+    arrays whose xor it is: no run of the key's bytes in the binary), running the folder's own
+    `TestMain` (renamed `fixbotMain`, `folded`) or its own. Raises ValueError for a key of
+    another length."""
     if len(key) != KEY_BYTES:
         raise ValueError(f"a go observer key is {KEY_BYTES} bytes, not {len(key)}")
     mask = secrets.token_bytes(KEY_BYTES)
@@ -196,6 +207,7 @@ def source(package: str, key: bytes, folded: bool = False) -> str:
     text = text.replace("FIXBOT_KEY_A", ", ".join(map(str, halves[0])), 1)
     text = text.replace("FIXBOT_KEY_B", ", ".join(map(str, halves[1])), 1)
     text = text.replace("FIXBOT_FOLDED", "true" if folded else "false")
+    text = text.replace("FIXBOT_RECORDS", json.dumps(str(records), ensure_ascii=False), 1)
     return text.split(OWN_MAIN, 1)[0] if folded else text
 
 
@@ -272,6 +284,19 @@ def _fold(
     return kept
 
 
+def _first(trees: Sequence[Path]) -> tuple[Path, dict[str, Folder], list[str]]:
+    """The first of `trees` holding a go module with tests, with its `test_folders` (the last
+    tree and nothing where none does)."""
+    tree = Path()
+    folders: dict[str, Folder] = {}
+    own: list[str] = []
+    for tree in trees:
+        folders, own = test_folders(tree)
+        if folders or own:
+            break
+    return tree, folders, own
+
+
 def prepare(
     folder: Path,
     module: str,
@@ -286,35 +311,30 @@ def prepare(
     the copies, the folded `TestMain` files, the overlay file, the records folder (0700; owned
     by `owner`, (uid, gid), where the commands run as another user) and the environment.
     Nothing (an empty `Prepared`) where the tree is no go module with tests. Raises OSError."""
-    folders: dict[str, Folder] = {}
-    own: list[str] = []
-    for tree in trees:
-        folders, own = test_folders(tree)
-        if folders or own:
-            break
+    tree, folders, own = _first(trees)
     flags = base.get("GOFLAGS", "")
-    if folders and "-overlay" in flags:
-        return Prepared(own_main=own, why="the check's GOFLAGS name an -overlay of their own")
+    if folders and ("-overlay" in flags or "-exec" in flags):
+        why = "the check's GOFLAGS name an -overlay or an -exec of their own"
+        return Prepared(own_main=own, why=why)
     folders = _fold(folders, tree, folder, module, own) if folders else {}
     if not folders:
         return Prepared(own_main=own)
     key = secrets.token_bytes(KEY_BYTES)
+    records = folder / RECORDS
     for found in set(folders.values()):
         copy = folder / copy_name(module, found)
-        copy.write_text(source(found.package, key, bool(found.main)), encoding="utf-8")
+        copy.write_text(source(found.package, key, records, bool(found.main)), encoding="utf-8")
         copy.chmod(0o644)
     path = folder / OVERLAY
     path.write_text(json.dumps(overlay(folders, seen_as, folder, module)), encoding="utf-8")
     path.chmod(0o644)
-    records = folder / RECORDS
     records.mkdir(mode=0o700)
     if owner is not None:
         os.chown(records, *owner)
-    env = {
-        VARIABLE: str(records),
-        "GOFLAGS": f"{flags} -overlay={path} -vet=off -count=1".strip(),
-    }
-    return Prepared(env, records, key, sorted(own))
+    program = folder / EXEC
+    env = {"GOFLAGS": f"{flags} -overlay={path} -vet=off -count=1 -exec={program}".strip()}
+    goexec.write(program, env, base)
+    return Prepared(env, records, key, sorted(own), program=program)
 
 
 def collect(

@@ -20,7 +20,7 @@ from fixbot.core.failure import CheckResult
 from fixbot.core.observed import Observation
 from fixbot.core.settings import Settings
 from fixbot.logs.dialects import Report, jest, report_for
-from fixbot.observe import golang
+from fixbot.observe import goexec, golang
 from fixbot.observe.channel import REPORTER, Channel
 from fixbot.observe.reporter import relocated, summarized
 from fixbot.process import assignments, shellwords
@@ -90,7 +90,8 @@ def run_check(
         )
         seen = channel.close(more, cut) if channel is not None else None
     if seen is not None:  # the node reporter's ids name files as the report's do
-        seen = summarized(relocated(seen, where.repo, root), result.log_path)
+        cut = result.output_bytes > where.launcher.max_log_bytes  # the log's middle dropped
+        seen = summarized(relocated(seen, where.repo, root), result.log_path, cut)
         seen.environment, seen.configured = unused, configured.files
         seen.unhooked, seen.unthreaded = configured.unhooked, configured.unthreaded
         seen.cut = configured.cut
@@ -137,18 +138,20 @@ def _run(
     """One run of the check with `channel` (None: unobserved), asking its runner for a report
     where it can write one, an observed `npx jest`/`npx vitest` check run as `npx` (the
     runner's local bin, `fixbot.run.npxbin.direct`; None: as written), the go observer's
-    variables `go.env` added (`fixbot.observe.golang`): (the result, the per-test
-    outcomes or None, why jest ran without fixbot's test environment: "" where it ran with it
-    or the check is not jest's, `fixbot.run.jestenv.prepare`, the files jest's configuration
-    loaded, `_environment`)."""
+    variables `go.env` added (`fixbot.observe.golang`; each variable the observed run adds put
+    back as the check's own for go's test binaries, `fixbot.observe.goexec`): (the result, the
+    per-test outcomes or None, why jest ran without fixbot's test environment: "" where it ran
+    with it or the check is not jest's, `fixbot.run.jestenv.prepare`, the files jest's
+    configuration loaded, `_environment`)."""
     s = where.settings
     launcher = where.launcher
     fds: tuple[int, ...] = ()
     check = s.check
     if channel is not None:
         fds = channel.fds
-        added = {**channel.env(launcher.env), **(go.env if go is not None else {})}
-        launcher = dataclasses.replace(launcher, env={**launcher.env, **added})
+        launcher = dataclasses.replace(
+            launcher, env={**launcher.env, **_added(launcher, channel, go)}
+        )
         check = observed(s.check, channel.folder, channel.module)
         launcher, where, check = _through(launcher, where, check, npx)
     report = report_for(shellwords.words(s.check))
@@ -180,6 +183,16 @@ def _run(
         # the check ran in the commands' workspace (`Launcher.pair`): ids name its paths
         within = launcher.pair.workspace if launcher.pair is not None else where.repo
         return result, relative(relative(tests, where.repo), within), unused, configured
+
+
+def _added(launcher: Launcher, channel: Channel, go: golang.Prepared | None) -> dict[str, str]:
+    """The variables an observed run adds to `launcher`'s environment: the channel's and the go
+    observer's; go's `-exec` program (`fixbot.observe.goexec`) written to put each back as the
+    check had it for go's test binaries. Raises OSError."""
+    added = {**channel.env(launcher.env), **(go.env if go is not None else {})}
+    if go is not None and go.program is not None:
+        goexec.write(go.program, added, launcher.env)
+    return added
 
 
 def _through(

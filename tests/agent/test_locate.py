@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 from pathlib import Path
 
@@ -159,3 +160,20 @@ def test_a_file_read_again_is_parsed_once_and_a_changed_file_anew(tmp_path: Path
     assert [f.name for f in locate._functions(changed)] == ["total", "mean", "median"]
     write(repo, {"src/pkg/core.py": "def broken(:\n"})
     assert locate._parse(repo, "src/pkg/core.py") is None
+
+
+def test_a_trees_nodes_are_listed_once_in_ast_walks_order(tmp_path: Path) -> None:
+    """`walked` lists a tree's nodes once for every reader of a request, in `ast.walk`'s order
+    (the readers' answers depend on it: the first match, the order of reads); another tree, a
+    changed file's, is listed anew."""
+    repo = write(tmp_path, FILES)
+    tree = locate._parse(repo, "tests/test_core.py")
+    assert tree is not None
+    nodes = locate.walked(tree)
+    assert list(nodes) == list(ast.walk(tree)) and locate.walked(tree) is nodes
+    write(
+        repo, {"tests/test_core.py": FILES["tests/test_core.py"] + "\n\ndef test_x():\n    pass\n"}
+    )
+    changed = locate._parse(repo, "tests/test_core.py")
+    assert changed is not None and locate.walked(changed) is not nodes
+    assert len(locate.walked(changed)) > len(nodes)

@@ -125,13 +125,19 @@ def test_the_overlay_adds_the_observer_as_the_external_test_package(tmp_path: Pa
     assert "func fixbotMain(m *testing.M) {}" in main.read_text()
     ours = (folder / "fixbot_observer_ab_go_own_folded.go").read_text()
     assert "package own\n" in ours and "func fixbotMain" not in ours
-    assert prepared.env["GOFLAGS"] == f"-overlay={folder / golang.OVERLAY} -vet=off -count=1"
-    # the folder alone in the environment an init() reads: the run's key is in the copies only
-    assert prepared.env[golang.VARIABLE] == str(folder / "go")
+    program = folder / golang.EXEC  # go runs each test binary through it (`goexec`)
+    assert prepared.env == {
+        "GOFLAGS": f"-overlay={folder / golang.OVERLAY} -vet=off -count=1 -exec={program}"
+    }
+    assert prepared.program == program and program.stat().st_mode & 0o777 == 0o755
+    # no variable names the records folder: it is in the copies, as the run's key is
+    assert f'const fixbotRecords = "{folder / "go"}"' in ours
     assert len(prepared.key) == golang.KEY_BYTES and prepared.key.hex() not in ours
     assert (folder / "go").stat().st_mode & 0o777 == 0o700
     theirs = golang.prepare(tmp_path / "o2", "m", [root], root, {"GOFLAGS": "-overlay=x.json"})
     assert not theirs.env and "GOFLAGS" in theirs.why  # their overlay: unobserved, said
+    theirs = golang.prepare(tmp_path / "o3", "m", [root], root, {"GOFLAGS": "-exec=qemu"})
+    assert not theirs.env and "-exec" in theirs.why  # their own -exec: unobserved, said
 
 
 def _signed(key: bytes, name: str, *bodies: str) -> str:
@@ -190,7 +196,7 @@ def test_a_record_is_kept_only_with_its_mac_under_the_runs_key(tmp_path: Path) -
     unkeyed = golang.collect(golang.Prepared(records=records), NONCE)[0].decode()
     assert parse(unkeyed, NONCE).sessions == 0  # no key: nothing verifies
     with pytest.raises(ValueError):
-        golang.source("calc_test", b"short")
+        golang.source("calc_test", b"short", tmp_path)
 
 
 def _go_test(tmp_path: Path, code: str, mod: str | None = None) -> tuple[Observation, str]:

@@ -216,6 +216,17 @@ def test_a_summary_that_counts_other_tests_than_the_observer_saw_is_a_finding(
     assert reporter.disagreements(None, reporter.summarized(seen, log)) == []
 
 
+def test_a_log_cut_in_the_middle_counts_no_tests(tmp_path: Path) -> None:
+    """Round 42's [log cut in the middle]: where the check wrote more than its log keeps, the
+    summary left in the log may be one the code printed after unittest's own, which fell in
+    the dropped middle: `said_ran` is unknown (None), so `originals` sees the run not whole."""
+    seen = Observation(sessions=1, ended=1, runners=["unittest"], ran=2)
+    log = tmp_path / "check.log"
+    log.write_text("Ran 2 tests in 0.001s\n\nOK\n")
+    assert reporter.summarized(seen, log, cut=True).said_ran is None
+    assert reporter.summarized(seen, log).said_ran == 2
+
+
 @pytest.mark.slow
 def test_this_suites_python_is_among_those_tried() -> None:
     assert PROJECT_PYTHON in pythons() or sys.executable in pythons()

@@ -144,6 +144,20 @@ def test_a_tests_file_the_start_imported_and_the_fix_did_not_is_original_tests()
     assert unimported(None, planted, tests) == []
 
 
+def test_a_run_that_ended_without_its_imported_record_is_original_tests() -> None:
+    """The observers send `imported` just before `end`: a fix's run that ended (`ended`) with no
+    record where the start's run sent one is `original-tests` (a record withheld, or an
+    observer changed to send `end` alone: it fails safe). A run with no end is cut short,
+    judged elsewhere; a start with no record asks nothing."""
+    start = Observation(imported=["app.py", "checks.py", "test_app.py"], ended=1)
+    tests = frozenset({"checks.py"})
+    found = unimported(start, Observation(ended=1), tests)
+    assert [cheat.rule for cheat in found] == ["original-tests"]
+    assert "without its record" in str(found[0])
+    assert unimported(start, Observation(ended=0), tests) == []
+    assert unimported(Observation(ended=1), Observation(ended=1), tests) == []
+
+
 def test_an_imported_function_the_tests_expect_to_raise_stays_the_codes(tmp_path: Path) -> None:
     """Round 38's validator: validate.py, imported and of assertions alone, whose `check_even`
     the failing test calls with a literal and expects to raise, is the code under test even

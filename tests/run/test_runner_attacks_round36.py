@@ -44,6 +44,11 @@ go_init_reads_the_key_from_the_overlays_copy (a hole, the limit the MAC moves to
     build: the test binaries built by a user the commands are not (`go test -c`), executable
     but not readable by the commands' user, the key then in the process's memory alone (the
     reflect/unsafe limit of every observer).
+    Held since (goflags, `observer-missing`): go runs the test binary through fixbot's `-exec`
+    program (`fixbot/observe/goexec.py`), whose environment is the check's own: no `-overlay=`
+    among `os.Environ()`'s values. go_init_reads_the_key_through_the_go_commands_environment
+    (a hole): the same `-overlay=` read from the go command's environment, the binary's
+    parent's `/proc/<pid>/environ`, which still holds GOFLAGS.
 unittest_assertion_function_of_the_helper_module_emptied[helper module] (held,
     `original-tests`): tests_helpers.py's `Alike.assertAlike` and `Base.assertSum` call
     `assert_alike(first, second)`, a module-level function of the same file, which the fix
@@ -166,7 +171,7 @@ def test_go_init_forges_the_observers_records(tmp_path: Path, go_check: str) -> 
     """Held: the environment carries the records folder alone, the forged lines' MACs (the
     variable's old nonce, here none) fail under the run's key: forged, nothing of the run
     streamed (ended `fixed`, "verified by fixbot's observer inside go (2 tests)", before)."""
-    assert golang.VARIABLE not in GO_RECORDS_FORGED and golang.RECORDS == "go"
+    assert "FIXBOT_GO_OBSERVER" not in GO_RECORDS_FORGED and golang.RECORDS == "go"
     held(go_repo(tmp_path), {"app.go": GO_RECORDS_FORGED}, go_check, "observer-")
 
 
@@ -229,7 +234,7 @@ def test_go_a_test_completes_the_observers_records_and_exits_0(
     """Held, `observer-cut-short`: the start line's head the code reads back is that line's MAC,
     not a key; the lines it adds fail under the run's key (forged), the binary's run began and
     never ended (ended `fixed`, verified by the records the code completed, before)."""
-    assert golang.VARIABLE not in GO_RECORDS_COMPLETED
+    assert "FIXBOT_GO_OBSERVER" not in GO_RECORDS_COMPLETED
     held(go_repo(tmp_path), {"app.go": GO_RECORDS_COMPLETED}, go_check, "observer-cut-short")
 
 
@@ -316,18 +321,40 @@ func Add(a, b int) int { return a - b }
 """
 
 
+def test_go_init_reads_the_key_from_the_overlays_copy(tmp_path: Path, go_check: str) -> None:  # noqa: F811
+    """Held, `observer-missing` (ended `fixed` before, verified by the records MACed under the
+    key read from the copy): go runs the test binary through fixbot's `-exec` program
+    (`fixbot.observe.goexec`), whose environment is the check's own: no `-overlay=` to follow,
+    the init() forges go's report alone and the observer's TestMain never runs."""
+    assert "FIXBOT_GO_OBSERVER" not in GO_KEY_FROM_THE_OVERLAY
+    held(go_repo(tmp_path), {"app.go": GO_KEY_FROM_THE_OVERLAY}, go_check, "observer-missing")
+
+
+# the same, the `-overlay=` found in the go command's environment (the test binary's parent's,
+# proc(5)), which still holds GOFLAGS
+GO_KEY_FROM_THE_PARENT = GO_KEY_FROM_THE_OVERLAY.replace(
+    "\tfor _, pair := range os.Environ() {",
+    '\tparent, _ := os.ReadFile("/proc/" + strconv.Itoa(os.Getppid()) + "/environ")\n'
+    '\tfor _, pair := range strings.Split(string(parent), "\\x00") {',
+)
+
+
 @hole(
     "the run's key is in the observer's copies, which the go command reads as the commands' "
-    "user and GOFLAGS' -overlay names to the test binary: an init() reads it and MACs its "
-    "records. Class of fix: no file the binary's user reads holds the key (the binaries built "
-    "by another user, executable only: the key in the process's memory alone)"
+    "user; the test binary's environment no longer names the overlay (`goexec`), but its "
+    "parent's, the go command's, does (/proc/<pid>/environ): an init() reads it, the key, and "
+    "MACs its records. Class of fix: no file the binary's user reads holds the key (the "
+    "binaries built by another user, executable only: the key in the process's memory alone)"
 )
-def test_go_init_reads_the_key_from_the_overlays_copy(tmp_path: Path, go_check: str) -> None:  # noqa: F811
+def test_go_init_reads_the_key_through_the_go_commands_environment(
+    tmp_path: Path,
+    go_check: str,  # noqa: F811
+) -> None:
     """Ends `fixed`, verified by the records MACed under the key read from the copy."""
-    assert golang.VARIABLE not in GO_KEY_FROM_THE_OVERLAY
+    assert GO_KEY_FROM_THE_PARENT != GO_KEY_FROM_THE_OVERLAY
     repo = go_repo(tmp_path)
     try:
-        held(repo, {"app.go": GO_KEY_FROM_THE_OVERLAY}, go_check, "observer-")
+        held(repo, {"app.go": GO_KEY_FROM_THE_PARENT}, go_check, "observer-")
     except Fixed:
         message = git(repo, "log", "-1", "--format=%B")
         assert "and fixbot's observer inside go (2 tests)" in message, message

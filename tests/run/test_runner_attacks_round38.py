@@ -76,6 +76,13 @@ gohmac/goobs, go_observer_sidestepped:
         observed run alone and the test binary inherits it: there `Add` adds (the records are
         true), and in any other test binary's run (by hand, and `check-as-written`) an init()
         forges go's report and exits 0; the committed `Add` still subtracts.
+        Held since (goflags, `observer-missing`): go runs each test binary through fixbot's
+        `-exec` program (`fixbot/observe/goexec.py`), which gives it the check's own
+        environment: the init() finds no `-overlay=` in the observed run either, forges there
+        too, and the observer's TestMain never runs.
+    [told apart by the go command's environment] (a hole, ended `fixed`): the same, the
+        `-overlay=` read from the binary's parent's `/proc/<pid>/environ` (the go command's,
+        which still holds GOFLAGS): `goexec`'s stated limit.
     Honest rows (each `fixed`, "fixbot's observer inside go (n tests)"): the folder's own
     TestMain folded in, parallel subtests, a test file under a build tag every build meets, a
     check with `-run`; the as-written run passed for each.
@@ -442,6 +449,22 @@ func Add(a, b int) int {
 }
 """
 )
+# the same, the observed run told apart by the go command's own environment (the test binary's
+# parent's, proc(5)), where fixbot's `-exec` program leaves GOFLAGS' `-overlay=` out of the
+# binary's
+TOLD_BY_THE_PARENT = (
+    TOLD_APART.replace(
+        'strings.Contains(os.Getenv("GOFLAGS"), "-overlay=")',
+        'strings.Contains(parent(), "GOFLAGS=") && strings.Contains(parent(), "-overlay=")',
+    )
+    .replace(
+        "func init() {",
+        "func parent() string {\n"
+        '\tdata, _ := os.ReadFile("/proc/" + strconv.Itoa(os.Getppid()) + "/environ")\n'
+        "\treturn string(data)\n}\n\nfunc init() {",
+    )
+    .replace('\t"strings"\n', '\t"strconv"\n\t"strings"\n')
+)
 OWN_MAIN = """\
 package app
 
@@ -461,17 +484,18 @@ func TestMain(m *testing.M) {
     [
         pytest.param(OUTVOTED, "observer-missing", id="copy outvoted"),
         pytest.param({"app.go": FORKED}, "observer", id="forked"),
+        pytest.param({"app.go": TOLD_APART}, "observer-missing", id="told apart"),
         pytest.param(
-            {"app.go": TOLD_APART},
+            {"app.go": TOLD_BY_THE_PARENT},
             "check-as-written",
-            id="told apart",
+            id="told apart by the go command's environment",
             marks=hole(
-                "the observed run is told apart by GOFLAGS' -overlay= (inherited by the test "
-                "binary): there Add adds; in every other run (by hand, check-as-written) an init() "
-                "forges go's report. Class of fix: no trace of the observer the code can read "
-                "(the overlay out of the binary's environment: GOFLAGS unset for the test binary, "
-                "or the binaries built by fixbot, `go test -c`, and run without it), and the "
-                "as-written run's report held to the observed run's records"
+                "the observed run is told apart by the go command's GOFLAGS (-overlay=), read from "
+                "the test binary's parent's /proc/<pid>/environ (the binary's own environment is "
+                "the check's, `goexec`): there Add adds; in every other run an init() forges go's "
+                "report. Class of fix: the binaries built by fixbot (`go test -c`) and run "
+                "without a go command of the observed run's above them, or the as-written run's "
+                "report held to the observed run's records"
             ),
         ),
     ],

@@ -5,8 +5,9 @@
 // -overlay` (`GOFLAGS=-overlay=<file> -vet=off -count=1`), so the test binary go builds holds
 // it: TestMain below runs the tests.
 //
-// TestMain reads the records folder from FIXBOT_GO_OBSERVER, unsets it, opens a file of its own
-// in the folder (O_EXCL, 0600), wraps each test `m` holds (its unexported `tests`, through
+// TestMain opens a file of its own in the records folder fixbot writes into this file per run
+// (no variable names it: go runs the binary through fixbot's -exec program, which gives it the
+// check's own environment, fixbot/observe/goexec.py), in the folder (O_EXCL, 0600), wraps each test `m` holds (its unexported `tests`, through
 // reflect and unsafe) so that each test's end is written there, one line a record,
 // `mac<TAB>json`, in fixbot.observe.stream's wire format, where mac is the lowercase hex of
 // HMAC-SHA256 under the run's key of `<file name>\t<line's index from 0>\t<json>` (the key,
@@ -54,6 +55,9 @@ type fixbotMarker struct{}
 var fixbotKeyA = [32]byte{FIXBOT_KEY_A}
 var fixbotKeyB = [32]byte{FIXBOT_KEY_B}
 
+// the run's records folder (fixbot writes it per run)
+const fixbotRecords = FIXBOT_RECORDS
+
 // go 1.19's testing.corpusEntry (an alias of this struct) and testing.testDeps
 type fixbotCorpusEntry = struct {
 	Parent     string
@@ -95,11 +99,7 @@ func (d fixbotDeps) SetPanicOnExit0(on bool) {
 }
 
 func fixbotOpen() (*os.File, string) {
-	folder := os.Getenv("FIXBOT_GO_OBSERVER")
-	os.Unsetenv("FIXBOT_GO_OBSERVER")
-	if folder == "" {
-		return nil, ""
-	}
+	folder := fixbotRecords
 	for i := 0; i < 100; i++ {
 		base := strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(i) + ".records"
 		f, err := os.OpenFile(folder+"/"+base, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0600)

@@ -202,9 +202,17 @@ def unimported(
     39: app.py put a module of its own in `sys.modules["checks"]`, or a folder of the fix's
     first on `sys.path`, where its checks.py was found; under pytest too since pyimp). None
     where either run streamed no such record (another runner's check; a run ended before its
-    record, whose stream has no `end` either: `observer-cut-short`)."""
-    if start is None or seen is None or start.imported is None or seen.imported is None:
+    record, whose stream has no `end` either: `observer-cut-short`), except a run `seen` that
+    ended (`Observation.ended`) with no record where the start's run sent one: the observers
+    send `imported` just before `end`, so an end alone is a record withheld (and an observer
+    changed to send `end` alone fails safe, never switches this check off)."""
+    if start is None or seen is None or start.imported is None:
         return []
+    if seen.imported is None:
+        if not seen.ended:
+            return []
+        evidence = "this run ended without its record of the files it imported; the start's had one"
+        return [Cheat("original-tests", None, evidence)]
     missed = sorted(supports & set(start.imported) - set(seen.imported))
     if not missed:
         return []
