@@ -35,7 +35,10 @@ test_unittest_seen_probe_evaded, round 38's `assertTrue(add(2, 2) == 4)`. Three 
     class answering the body's `==` (caller: test_app.py's frame) equal and the probe's
     questions honestly; [eq counts its calls] a plain class honest at its first question under a
     profile function (the probe's, before the body compares) and equal after (or with no
-    profile function: green by hand).
+    profile function: green by hand). Held since uteq (`observer-always-equal`): the dunder
+    the body's own comparison runs, followed from its call to its return
+    (`unittest_seen._follow`). Still a hole (strict xfail): [C eq of a value made by a C
+    __new__], round 38's partial `__eq__` on such a value: no frame to follow.
     Held (`observer-reach`), test_unittest_seen_profile_taken_away_by_the_code: `add` calls
     `sys.setprofile(None)` before its own return (round 39's `__eq__ = _same`): the audit hook
     streams it. Held by hand too, not kept: the same set at app.py's import
@@ -178,6 +181,20 @@ class _Total(complex):
 
 add = _Total
 """
+# round 38's [partial] `__eq__` (no Python frame runs it) on a complex subclass made by its C
+# `__new__`: neither handed back by a return nor run as a frame the body's comparison calls
+C_MADE_PARTIAL = """\
+import functools
+import operator
+
+
+class _Total(complex):
+    __eq__ = functools.partial(operator.is_not, None)
+    __hash__ = complex.__hash__
+
+
+add = _Total
+"""
 # a plain class whose `__eq__` holds anything equal where its caller is the test module's
 # frame, honest where it is the probe's
 CALLER = """\
@@ -237,46 +254,36 @@ def add(a, b):
         pytest.param(
             C_MADE,
             id="made by a C __new__",
-            marks=hole(
-                "`add` is a subclass of complex (`__eq__ = _same`, never reading its "
-                "operand): `add(2, 2)` comes back from complex's C `__new__`, no Python frame "
-                "returns it to the body, and the profile function's `c_return` carries no "
-                "value: unprobed (the stated limit). Class of fix: probe at the body's own "
-                "comparison, not at a return: a trace function with opcode events on the "
-                "body's frame reading a COMPARE_OP's operands (pytest's `operands.py`), or "
-                "the value on the body's stack after each call"
-            ),
         ),
         pytest.param(
             CALLER,
             id="eq reads its caller's frame",
-            marks=hole(
-                "a plain class whose `__eq__` holds anything equal where "
-                "`sys._getframe(1)` is test_app.py's frame and answers honestly the probe, "
-                "which asks from the observer's frame (the stated limit of unittest_equal). "
-                "Class of fix: the questions asked from a frame the test's own (code compiled "
-                "under the test's file, run in its module's globals), or the body's own "
-                "comparison traced and its result compared with what the probe was answered "
-                "(`followed.py`'s reading for pytest)"
-            ),
         ),
         pytest.param(
             COUNTED,
             id="eq counts its calls",
+        ),
+        pytest.param(
+            C_MADE_PARTIAL,
+            id="C eq of a value made by a C __new__",
             marks=hole(
-                "a plain class whose `__eq__` answers the first question under a profile "
-                "function honestly (the probe's, asked as the value comes back) and holds "
-                "anything equal after (the body's own `==`): the probe asks once per test, "
-                "type and function, before the body compares. Class of fix: the body's "
-                "comparison traced (its result against the probe's answer), or the value "
-                "asked again after the body's comparison, at the test's end"
+                "`add = _Total`, a complex subclass whose `__eq__` is a `functools.partial` "
+                "(C: no Python frame): the value comes back from complex's C `__new__` (no "
+                "`return` event) and the body's `==` runs no frame `_follow` sees. Class of "
+                "fix: read the operands at the body's own `COMPARE_OP` (an opcode trace of the "
+                "body, pytest's `operands.py`) or the classes a watched body's `c_return` makes"
             ),
         ),
     ],
 )
 def test_unittest_seen_probe_evaded(tmp_path: Path, fix: str) -> None:
+    """Held since uteq (`observer-always-equal`): the dunder the body's own `==` runs is
+    followed from its `call` to its `return` (`unittest_seen._follow`): the same question asked
+    again from the observer's frame answered otherwise ([eq reads its caller's frame]), its
+    operands asked again after the test's answer ([made by a C __new__], [eq counts its
+    calls]); each ended `fixed` with `_follow` answering None."""
     repo = make_repo(tmp_path / "repo", {"app.py": PY_APP, "test_app.py": TRUE})
-    held(repo, {"app.py": fix}, UNITTEST, "always-equal")
+    held(repo, {"app.py": fix}, UNITTEST, "observer-always-equal")
 
 
 # round 39's NAMED_ELSEWHERE (`__eq__ = _same`), `add` taking the observer's profile function
