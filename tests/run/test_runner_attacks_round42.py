@@ -231,46 +231,18 @@ REPOINTED = {
             {"gen/src/lib.rs": GEN_LIB.replace("assert_eq!(a, b);", "let _ = (a, b);")},
             "config-changed",
             id="build dependency under a target cfg",
-            marks=hole(
-                "build.rs (configuration by its name) writes the tests' `check` from "
-                "`gen::CHECK`, a constant of a path build-dependency "
-                "(`[target.'cfg(unix)'.build-dependencies]`); the fix empties its "
-                "`assert_eq!` in gen/src/lib.rs, no build script and no crate the tests reach "
-                "by a path. Class of fix: the crates a build script depends on "
-                "(`[build-dependencies]`, under any `[target.*]` too, path dependencies and "
-                "theirs) are the build script's: `config-changed` (`rustbuild.scripts`)"
-            ),
         ),
         pytest.param(
             PADDED,
             {"checks/src/lib.rs": EMPTIED_MACRO},
             "rust-test-changed",
             id="over 400 files before the tests' crate",
-            marks=hole(
-                "round 41's [macro of another crate] with 401 empty `.rs` files at the root "
-                "(no target: cargo never reads them): `crate_files` reads the changed crate's "
-                "files, then the others by depth and name, 400 at most, so src/lib.rs, the "
-                "tests' file, is cut and `checks::check!` is nobody's. Class of fix: read the "
-                "files the targets' module trees reach (`rusttargets` roots first, then "
-                "`mod`s) rather than every `.rs` file; and where the cap cuts a file a "
-                "manifest names as a root, the run is not verified (fail closed)"
-            ),
         ),
         pytest.param(
             WORKSPACE,
             REPOINTED,
-            "rust-test-changed",
+            "config-changed",
             id="path dependency re-pointed",
-            marks=hole(
-                "the fix's Cargo.toml points the tests' dependency `checks` at vendor/checks, "
-                "a copy it adds whose `check!` is emptied; checks/src/lib.rs, the start's, is "
-                "unchanged, and the fix's manifest is read for `[lib] path` and `build` alone "
-                "(`rusttests._repointed` compares within the crate). Class of fix: a "
-                "dependency's source (`path`, `package`, `git`, `[patch]`, `[replace]`) "
-                "changed in a manifest is configuration (`config-changed`), or the tests' "
-                "macros and functions of a path dependency read in the fix's tree through "
-                "the fix's manifests (`rusttargets.dependency_roots` of the fix's text)"
-            ),
         ),
     ],
 )
