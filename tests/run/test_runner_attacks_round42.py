@@ -56,7 +56,11 @@ test_cargo_helper_reached_otherwise. Three holes (each `fixed`): [build dependen
     at vendor/checks (the only member now), a copy whose `check!` is emptied (the equivalent
     of `[patch]`/`[replace]`, which cargo refuses for a path dependency): the start's
     checks/src/lib.rs is unchanged, and the fix's manifest is read for `[lib] path` and
-    `build` alone.
+    `build` alone. Held since (rustdeps; each ended `fixed` with its control taken out): a
+    build script's crates are configuration (`rustbuild.built_with`, `config-changed`); the
+    files the module trees reach are read, a cut reading not verified (`rustreach.reach`,
+    `unread`: `rust-test-changed`); a dependency's source changed is configuration
+    (`rustsources`, `config-changed`).
 unittest's fail by name (`fixbot/tamper/changes.py` `SUPPORT`),
 test_unittest_fail_reached_otherwise: a helper class of checker.py (no test file by its name,
     no `TestCase` base) whose `same` fails through `self.fail`, emptied. [fail by getattr]
