@@ -75,15 +75,12 @@ def _parents(repo: Path, start: str, found: list[Change]) -> tuple[dict[str, str
     and of the files the crates' module trees reach (`fixbot.tamper.rustreach.reach`, round
     42), with the first file its cap left unread ("" where none)."""
     rust = [change.path for change in found if rusttests.program_file(change.path)]
-    if not found:
-        return {}, ""
-    blobs = revtext.objects(repo, start)  # each file then read by one `git cat-file`
+    blobs = revtext.objects(repo, start) if found else {}  # each file read by a `git cat-file`
     wanted = {parent for path in rust for parent in rusttests.parents(path)}
-    wanted |= set(rusttests.declarers(rust, blobs))
-    changed = [change.path for change in found]
-    reached = rustreach.reach(changed, blobs, lambda path: revtext.blob(repo, blobs[path]))
-    texts = {path: revtext.blob(repo, blobs[path]) for path in wanted if path in blobs}
-    return {path: text for path, text in {**texts, **reached.texts}.items() if text}, reached.cut
+    wanted = (wanted | set(rusttests.declarers(rust, blobs))) & blobs.keys()
+    reached = rustreach.reach([c.path for c in found], blobs, revtext.reader(repo, blobs))
+    texts = {**{path: revtext.blob(repo, blobs[path]) for path in wanted}, **reached.texts}
+    return {path: text for path, text in texts.items() if text}, reached.cut
 
 
 def modules(repo: Path, verified: str) -> frozenset[str]:

@@ -29,6 +29,8 @@ MAX_CRATE_FILES = 400  # the start's `.rs` files read at most for the crates' mo
 MAX_MANIFESTS = 200  # the start's manifests read at most
 MAX_ROUNDS = 64  # rounds of declarations followed: a module tree 64 files deep
 
+Reader = Callable[[str], str]  # a start's path: its text
+
 
 class Reach(NamedTuple):
     """The start's texts read (path: text) and, where a cap cut the reading, the first file
@@ -92,28 +94,38 @@ def _first(paths: Iterable[str], room: int) -> tuple[list[str], str]:
     return ordered[:room], (ordered[room] if len(ordered) > room else "")
 
 
-def reach(changed: Iterable[str], listed: Iterable[str], read: Callable[[str], str]) -> Reach:
+def _tree_changed(changed: list[str]) -> bool:
+    return any(path.endswith(".rs") or _manifest(path) for path in changed)
+
+
+def _follow(texts: dict[str, str], wanted: set[str], listed: set[str], read: Reader) -> str:
+    """Read into `texts` the files `wanted` names, then those their module trees name
+    (`_named`), round after round, at most `MAX_CRATE_FILES` `.rs` files: the first file left
+    unread ("" where none was)."""
+    grafts, room = _grafts(listed), MAX_CRATE_FILES
+    for _ in range(MAX_ROUNDS):
+        batch, left = _first(wanted - texts.keys(), room)
+        texts.update((path, read(path)) for path in batch)
+        room -= len(batch)
+        wanted = _named(texts, grafts, listed)
+        if left or not wanted:
+            return left
+    return sorted(wanted)[0]
+
+
+def reach(changed: Iterable[str], listed: Iterable[str], read: Reader) -> Reach:
     """The start's files the crates of `listed` (the start's paths) reach, read by `read` (a
     path: its text): every manifest, the changed `.rs` files (`changed`), the targets' roots
     and what their module trees declare or graft, round after round, at most
     `MAX_CRATE_FILES` `.rs` files and `MAX_MANIFESTS` manifests (`Reach.cut`: the first left);
     the manifests alone where `changed` holds no `.rs` file and no manifest."""
     paths, changed = set(listed), list(changed)
-    rust = [p for p in changed if p.endswith(".rs") and p in paths]
     manifests, cut = _first((p for p in paths if _manifest(p)), MAX_MANIFESTS)
     texts = {path: read(path) for path in manifests}
-    if not any(p.endswith(".rs") or _manifest(p) for p in changed):
-        return Reach(texts, "")  # no tree changed: the manifests (`rustbuild.built_with`)
-    grafts, wanted = _grafts(paths), set(rust) | _roots(rust, texts, paths)
-    for _ in range(MAX_ROUNDS):
-        room = MAX_CRATE_FILES - (len(texts) - len(manifests))
-        batch, left = _first(wanted - texts.keys(), max(room, 0))
-        texts.update((path, read(path)) for path in batch)
-        cut = cut or left
-        wanted = _named(texts, grafts, paths)
-        if cut or not wanted:
-            return Reach(texts, cut)
-    return Reach(texts, next(iter(sorted(wanted))))
+    if cut or not _tree_changed(changed):
+        return Reach(texts, cut)  # no tree changed: the manifests (`rustbuild.built_with`)
+    rust = [p for p in changed if p.endswith(".rs") and p in paths]
+    return Reach(texts, _follow(texts, set(rust) | _roots(rust, texts, paths), paths, read))
 
 
 def unread(changes: Iterable[Change], cut: str) -> list[Cheat]:
