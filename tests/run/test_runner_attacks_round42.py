@@ -57,7 +57,11 @@ test_cargo_helper_reached_otherwise. Three holes (each `fixed`): [build dependen
     at vendor/checks (the only member now), a copy whose `check!` is emptied (the equivalent
     of `[patch]`/`[replace]`, which cargo refuses for a path dependency): the start's
     checks/src/lib.rs is unchanged, and the fix's manifest is read for `[lib] path` and
-    `build` alone.
+    `build` alone. Held since (rustdeps; each ended `fixed` with its control taken out): a
+    build script's crates are configuration (`rustbuild.built_with`, `config-changed`); the
+    files the module trees reach are read, a cut reading not verified (`rustreach.reach`,
+    `unread`: `rust-test-changed`); a dependency's source changed is configuration
+    (`rustsources`, `config-changed`).
 unittest's fail by name (`fixbot/tamper/changes.py` `SUPPORT`),
 test_unittest_fail_reached_otherwise: a helper class of checker.py (no test file by its name,
     no `TestCase` base) whose `same` fails through `self.fail`, emptied. [fail by getattr]
@@ -220,46 +224,18 @@ REPOINTED = {
             {"gen/src/lib.rs": GEN_LIB.replace("assert_eq!(a, b);", "let _ = (a, b);")},
             "config-changed",
             id="build dependency under a target cfg",
-            marks=hole(
-                "build.rs (configuration by its name) writes the tests' `check` from "
-                "`gen::CHECK`, a constant of a path build-dependency "
-                "(`[target.'cfg(unix)'.build-dependencies]`); the fix empties its "
-                "`assert_eq!` in gen/src/lib.rs, no build script and no crate the tests reach "
-                "by a path. Class of fix: the crates a build script depends on "
-                "(`[build-dependencies]`, under any `[target.*]` too, path dependencies and "
-                "theirs) are the build script's: `config-changed` (`rustbuild.scripts`)"
-            ),
         ),
         pytest.param(
             PADDED,
             {"checks/src/lib.rs": EMPTIED_MACRO},
             "rust-test-changed",
             id="over 400 files before the tests' crate",
-            marks=hole(
-                "round 41's [macro of another crate] with 401 empty `.rs` files at the root "
-                "(no target: cargo never reads them): `crate_files` reads the changed crate's "
-                "files, then the others by depth and name, 400 at most, so src/lib.rs, the "
-                "tests' file, is cut and `checks::check!` is nobody's. Class of fix: read the "
-                "files the targets' module trees reach (`rusttargets` roots first, then "
-                "`mod`s) rather than every `.rs` file; and where the cap cuts a file a "
-                "manifest names as a root, the run is not verified (fail closed)"
-            ),
         ),
         pytest.param(
             WORKSPACE,
             REPOINTED,
-            "rust-test-changed",
+            "config-changed",
             id="path dependency re-pointed",
-            marks=hole(
-                "the fix's Cargo.toml points the tests' dependency `checks` at vendor/checks, "
-                "a copy it adds whose `check!` is emptied; checks/src/lib.rs, the start's, is "
-                "unchanged, and the fix's manifest is read for `[lib] path` and `build` alone "
-                "(`rusttests._repointed` compares within the crate). Class of fix: a "
-                "dependency's source (`path`, `package`, `git`, `[patch]`, `[replace]`) "
-                "changed in a manifest is configuration (`config-changed`), or the tests' "
-                "macros and functions of a path dependency read in the fix's tree through "
-                "the fix's manifests (`rusttargets.dependency_roots` of the fix's text)"
-            ),
         ),
     ],
 )
