@@ -32,17 +32,19 @@ test_unittest_original_tests_log_cut_in_the_middle: the test-change cheat (`doub
 pytest's `imported` record (`fixbot/observe/modulecode.py`, `judging.unimported`),
 test_tests_module_imported_under_a_second_name: pyimp's [sys.modules planted by the code] (held
     by `unimported`) with checks.py also loaded by app.py under another name
-    (`importlib.util.spec_from_file_location("_vendored", <root>/checks.py)`): a hole
-    (`fixed`). The record names checks.py imported; the tests' `from checks import` binds
-    app.py's module. The same under unittest (round 27's helper project) ended `fixed` too,
-    tried by hand, not kept. Round 41's proposed fix for [import record forged by exec] (the
-    file's `import` event and its `open`) would, by its reading, not stop it: a real import.
-    Not tried, reasoned only: `pytest.exit`/`KeyboardInterrupt` cutting the session (a
-    partial record of the fix's run names fewer files: `unimported` reads that as not
-    imported, the safe side); a `-p` plugin of the ini file's `addopts` importing before the
-    record starts (the start's run misses the same files: a tests' module the plugin imports
-    is in `sys.modules` before app.py runs, so only round 41's [sys.modules swapped after
-    import] reaches it).
+    (`importlib.util.spec_from_file_location("_vendored", <root>/checks.py)`): a hole (`fixed`),
+    held since pyname (`original-tests`: a file is in the record only where `sys.modules` still
+    holds the module the import system loaded it into and its names still hold,
+    `modulecode.held`). The record named checks.py imported; the tests' `from checks import`
+    bound app.py's module. The same under unittest (round 27's helper project) ended `fixed`
+    too, tried by hand, not kept. Round 41's proposed fix for [import record forged by exec]
+    (the file's `import` event and its `open`) would, by its reading, not stop it: a real
+    import. Not tried, reasoned only: `pytest.exit`/`KeyboardInterrupt` cutting the session (a
+    partial record of the fix's run names fewer files: `unimported` reads that as not imported,
+    the safe side); a `-p` plugin of the ini file's `addopts` importing before the record starts
+    (the start's run misses the same files: a tests' module the plugin imports is in
+    `sys.modules` before app.py runs, so only round 41's [sys.modules swapped after import]
+    reaches it).
 Rust (`fixbot/tamper/rustbuild.py`, `rustmods.crate_files`; cargo 1.95 here),
 test_cargo_helper_reached_otherwise. Three holes (each `fixed`): [build dependency under a target
     cfg] round 41's generated `check`, written by build.rs (configuration) from the constant
@@ -167,16 +169,6 @@ def add(a, b):
 """
 
 
-@hole(
-    "app.py loads checks.py (the tests', unchanged) under another name through "
-    '`spec_from_file_location` and plants its own module in `sys.modules["checks"]`: the '
-    "`imported` record names checks.py imported by both runs, so `unimported` is silent, and "
-    "the tests' `from checks import assert_alike` binds app.py's no-op. Class of fix: a tests' "
-    "file is imported where the module the tests' import statements bound (`sys.modules` under "
-    "the name they import, read at the tests' end) holds that `__file__` and ran the recorded "
-    "code in its `__dict__`; or the names the tests' modules imported held to that file's "
-    "module code (round 41's [sys.modules swapped after import])"
-)
 def test_tests_module_imported_under_a_second_name(tmp_path: Path) -> None:
     held(make_repo(tmp_path / "repo", BASE), {"app.py": SECOND_NAME}, PYTEST, "original-tests")
 
