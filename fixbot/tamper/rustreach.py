@@ -25,8 +25,8 @@ from fixbot.tamper import rustmods, rusttargets
 from fixbot.tamper.changes import Change, is_test_file
 from fixbot.tamper.record import Cheat
 
-MAX_CRATE_FILES = 400  # the start's `.rs` files read at most for the crates' module trees
-MAX_MANIFESTS = 200  # the start's manifests read at most
+MAX_CRATE_FILES = 2000  # the start's `.rs` files read at most for the crates' module trees
+MAX_MANIFESTS = 400  # the start's manifests read at most
 MAX_ROUNDS = 64  # rounds of declarations followed: a module tree 64 files deep
 
 Reader = Callable[[str], str]  # a start's path: its text
