@@ -93,6 +93,7 @@ PARTS = tuple(
         "library",
         "libreach",
         "modulecode",
+        "modulenames",
         "operands",
         "reading",
         "reach",

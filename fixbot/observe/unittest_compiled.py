@@ -281,11 +281,13 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
     it is made (`_maker`). `ours(value, file)` says whether function `value`, whose code names
     `file`, is that file's (`_ours`), `ours(value, None)` whether `value`'s `__class__` or
     `__bases__` was written since it was last asked (each write answered once),
-    `ours(None, ...)` the files under `root` module code ran under so far, relative to it
-    (`modulecode.imported`), `ours(klass, True)` the file class `klass` was made in, None
-    where unknown (`_class_file`), and `ours(test, False)` the names of the `__dict__`s set in
-    `test`'s classes' namespaces (`_dict_names`)."""
+    `ours(None, ...)` the files under `root` the import system loaded so far whose names
+    still hold, relative to it (`modulecode.loaded`, `modulecode.held`), `ours(klass, True)`
+    the file class `klass` was made in, None where unknown (`_class_file`), and `ours(test,
+    False)` the names of the `__dict__`s set in `test`'s classes' namespaces (`_dict_names`)."""
     codes: dict[str, Any] = {}
+    found: dict[str, tuple[Any, Any, str]] = {}  # the files the import system ran: `loaded`
+    machine = MODULECODE.rewriter()
     written: set[int] = set()
     walked: dict[str, frozenset[int]] = {}
     made: dict[int, tuple[Any, Any]] = {}
@@ -300,11 +302,16 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
         _written: set[int] = written,
         _roots: tuple[str, ...] = (root, UNITTEST_FOLDER),
         _kept: Any = MODULECODE.kept,
+        _loaded: Any = MODULECODE.loaded,
+        _found: dict[str, Any] = found,
+        _root: str = root,
+        _machine: tuple[Any, Any, Any] = machine,
     ) -> None:
         if event == _setattr:
             _retyped(args, _written)
         if event == _exec:
             _kept(args, _codes, _roots)
+            _loaded(args, _found, _root, 2, _machine)
 
     def ours(
         value: Any,
@@ -323,10 +330,12 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
         _root: str = root,
         _case: Any = _case,
         _dict_names: Any = _dict_names,
-        _imported: Any = MODULECODE.imported,
+        _held: Any = MODULECODE.held,
+        _found: dict[str, Any] = found,
+        _modules: dict[str, Any] = sys.modules,
     ) -> Any:
-        if file is ...:  # the work tree's files module code ran under: those imported
-            return _imported(_codes, _root)
+        if file is ...:  # the work tree's files the import system ran, their names held
+            return _held(_found, _root, _modules)
         if file is False:  # the `__dict__`s set in test `value`'s classes' namespaces
             return _dict_names(value, _root, _case)
         if file is None:  # was `value`'s class or bases written? each write answered once

@@ -15,11 +15,8 @@ that decides `assertTrue(add(2, 2) == 4)`, `assertFalse(x != 4)` or `[x] == [4]`
 own, made before any assert method is called and leaving it a bool; whatever spelling the body
 compares a value of the code's with (`assertIn`, `assertAlmostEqual`, `assertNotEqual`,
 `assertCountEqual`, `assertListEqual`'s items), that value came back to the test's code from
-the code's, and the probe asks its class's comparison whatever reads the answer. Round 39:
-`__eq__ = _same` (a module-level function never reading its operand) and one that `del`s its
-operand first, under `assertTrue(add(2, 2) == 4)`; round 38 [true, operand read]: one that
-reads its operand to no purpose (`or other is self`): each ended `fixed`, the text rule
-(`tamper/dunders._blind`) spelled around.
+the code's, and the probe asks its class's comparison whatever reads the answer (rounds 38
+and 39: `__eq__ = _same`, one that `del`s its operand, one reading it to no purpose).
 
 Only the bodies of the tests that failed at the start are profiled (the settings' `watch`,
 the ids fixbot judges the records of: the other tests' bodies run at full speed). The profile
@@ -28,13 +25,27 @@ the body unprobed), and put back as it ends. The code under test taking it away,
 before the body, is an audit event (`sys.setprofile`), which the observer's audit hook streams
 with the file that did it (`reach.py`: `observer-reach` where the start's run did not raise it
 from that file); it is not named here as well, where a watched test of an honest profiling
-helper (cProfile's) would be named at every fix, the start's run profiling no body. Limits:
-a value of the code's reached without a Python frame's return to the test's code (a module
-global read, an attribute of a value handed back, a C function's result, a class called whose
-`__new__` is C's) is not probed, nor one handed back in another thread; the questions are asked
-from the observer's frame, not the test's (an `__eq__` reading its caller's frame answers them
-as its base's where no numeric base is shared: `unittest_equal`'s limit); `MAX_PROBED` a
-process, as `assertEqual`'s.
+helper (cProfile's) would be named at every fix, the start's run profiling no body.
+
+The body's own comparisons followed (uteq, #39; `_follow`): the same profile function takes
+the `call` event of each Python frame of other code that a frame of the test module's calls
+while it stands at one of its own comparisons (its `f_lasti` at a `COMPARE_OP` or
+`CONTAINS_OP` of its code: the dunder that comparison runs, `__eq__`, `__ne__`, a reflected
+one, a container's item's) and its two operands, and at that frame's `return` event the
+answer it gave the test: the same question asked again from the observer's frame answered
+otherwise (`_retold`), or its operands asked the probe's questions again after the test's answer
+(a `_comparer` of its own, once a test and pair of types), is an `eq` record (`always`), sent
+once (`_fresh`). Round 41, each `fixed`: a value made by a C `__new__` (no `return` hands it
+back), an `__eq__` telling the test's frame from the probe's, and one honest at its first
+question alone. Chosen over an opcode trace of the body (pytest's `operands.py`, which needs
+`sys.settrace`, a coverage tool's place, on 3.8 to 3.11): the dunder's own frame carries its
+operands and its answer. An honest `__eq__` answers the same twice and no to the questions.
+
+Limits: a value of the code's reached without a Python frame's return to the test's code (a
+global, an attribute, a C function's result or `__new__`) is not probed as it comes back, nor
+one in another thread: its Python `__eq__` is followed as the body's comparison runs it, a C one
+(a partial, a slot wrapper) is not; a `__bool__` `assertTrue(x)` runs is unittest's frame's;
+`MAX_PROBED` a process for each of the two probes, as `assertEqual`'s.
 
 An observer part: copied beside `unittest_observer.py` as `<module>_unittest_seen`, imported by
 it only in a unittest run (its `PARTS`) and taken out of `sys.modules` once loaded; its inner
@@ -45,8 +56,10 @@ held as positional defaults; it imports the standard library alone and nothing o
 from __future__ import annotations
 
 import importlib
+import operator
 import sys
 from itertools import islice
+from opcode import opmap
 from types import FrameType, FunctionType, MethodType
 
 # nothing more is imported: `typing` for the checker alone
@@ -130,6 +143,178 @@ def _named(test: Any, _str: Any = str) -> Any:
         return None
 
 
+# the instructions of a body's own comparison whose dunders a Python frame of other code runs
+# (`IS_OP` runs none), by number: `dis.opmap`'s, read once at load
+SITES = frozenset(opmap[name] for name in ("COMPARE_OP", "CONTAINS_OP") if name in opmap)
+CODES = 4_096  # code objects whose bytecode `_at_comparison` keeps, at most
+ASKED = {"__eq__": operator.eq, "__ne__": operator.ne}  # the question a body's dunder answered
+
+
+def _at_comparison(
+    back: FrameType,
+    codes: dict[Any, Any],
+    _sites: frozenset[int] = SITES,
+    _id: Any = id,
+    _len: Any = len,
+    _most: int = CODES,
+) -> bool:
+    """Whether the frame `back` stands at one of its own comparisons (`f_lasti`, a byte offset,
+    at a `COMPARE_OP` or `CONTAINS_OP` of its `co_code`, kept in `codes` by code: 3.11 builds
+    it at each read; `CODES` at most)."""
+    code = back.f_code
+    kept = codes.get(_id(code))
+    if kept is None or kept[0] is not code:
+        kept = (code, code.co_code)
+        if _len(codes) < _most:
+            codes[_id(code)] = kept
+    at = back.f_lasti
+    return 0 <= at < _len(kept[1]) and kept[1][at] in _sites
+
+
+def _operands(frame: FrameType, _type: Any = type, _tuple: Any = tuple) -> list[Any] | None:
+    """The first two positional arguments a frame was called with, at its `call` event (its
+    `f_locals`, built in C), a `*args` tuple's after the named ones; None where fewer."""
+    code = frame.f_code
+    names, count, local = code.co_varnames, code.co_argcount, frame.f_locals
+    found = [local.get(name) for name in names[:count]]
+    if code.co_flags & 0x04:  # CO_VARARGS: its tuple is named after the keyword-only ones
+        rest = local.get(names[count + code.co_kwonlyargcount])
+        found += [*rest] if isinstance(rest, tuple) and _type(rest) is _tuple else []
+    return found[:2] if len(found) >= 2 else None
+
+
+def _answered(
+    frame: FrameType,
+    value: Any,
+    memo: dict[Any, Any],
+    _deciding: Any = equal._deciding,
+    _type: Any = type,
+    _id: Any = id,
+    _function: Any = FunctionType,
+    _code: Any = FunctionType.__dict__["__code__"].__get__,
+) -> str | None:
+    """Which of `value`'s `__eq__` and `__ne__` (a Python function a class of the work tree or
+    made at run time stands first) the frame's code is, or None (another dunder, a partial's
+    function, a reflected operand's); kept in `memo` by the type and the code, both held."""
+    kind, code = _type(value), frame.f_code
+    kept = memo.get(("a", _id(kind), _id(code)))
+    if kept is not None and kept[0] is kind and kept[1] is code:
+        told: str | None = kept[2]
+        return told
+    found = None
+    for dunder in DUNDERS:
+        standing = _deciding(value, dunder)
+        if standing and _type(standing[1]) is _function and _code(standing[1]) is code:
+            found = dunder
+    if len(memo) < CODES:
+        memo[("a", _id(kind), _id(code))] = (kind, code, found)
+    return found
+
+
+def _retold(
+    test: Any,
+    held: list[Any],
+    answer: Any,
+    root: str,
+    _asked: dict[str, Any] = ASKED,
+    _bool: Any = bool,
+    _type: Any = type,
+    _deciding: Any = equal._deciding,
+    _place: Any = equal._place,
+    _record: Any = equal.calls._eq_record,
+) -> list[Any]:
+    """The `eq` record (`always`) of a body's comparison whose dunder (`held`: frame, operands,
+    dunder) answered the test `answer`, a bool, where the same question asked from the
+    observer's frame is answered otherwise; [] where it answers the same, raises or no bool."""
+    _, value, other, dunder = held
+    if dunder is None or _type(answer) is not bool:
+        return []
+    try:
+        again = _asked[dunder](value, other)
+    except Exception:
+        return []
+    if _type(again) is not bool or again is answer:
+        return []
+    owner, found = _deciding(value, dunder)
+    where = _place(_type(value), owner, found, root, (), {})
+    record = _record(_named(test) or "?", _type(value), dunder, where[0], where[1], True, root)
+    return [record]
+
+
+def _follow(
+    frame: FrameType,
+    back: FrameType,
+    event: str,
+    arg: Any,
+    test: Any,
+    pending: list[Any],
+    codes: dict[Any, Any],
+    after: Any,
+    root: str,
+    _at: Any = _at_comparison,
+    _operands: Any = _operands,
+    _answered: Any = _answered,
+    _retold: Any = _retold,
+) -> list[Any] | None:
+    """At a profile event of `frame`, called by the test's code `back`: its `call` where `back`
+    stands at its own comparison notes it, its operands and dunder in `pending` ([]); its
+    `return`, the last noted, the `eq` records of its answer (`_retold`) and of its operands
+    asked again (`after`); None for any other event (the probe of a value handed back)."""
+    if event == "call":
+        pair = _operands(frame) if _at(back, codes) else None
+        if pair is None:
+            return None
+        pending.append([frame, pair[0], pair[1], _answered(frame, pair[0], codes)])
+        return []
+    if event != "return" or not pending or pending[-1][0] is not frame:
+        return None
+    _, value, other, _ = held = pending.pop()
+    records: list[Any] = _retold(test, held, arg, root)
+    if _first(codes, (test, type(value), type(other))):  # once a test and pair of types
+        records += after(test, value, other)
+    return records
+
+
+def _first(memo: dict[Any, Any], held: tuple[Any, ...], _id: Any = id, _len: Any = len) -> bool:
+    """Whether the objects `held` are new to `memo` (by their ids, each kept alive there,
+    `CODES` at most: past it, always new), noted."""
+    key = ("q", *[_id(one) for one in held])
+    kept = memo.get(key)
+    if kept is not None and all(kept[i] is held[i] for i in range(_len(held))):
+        return False
+    if _len(memo) < CODES:
+        memo[key] = held
+    return True
+
+
+def _fresh(
+    records: Any,
+    streamed: set[Any],
+    _get: Any = dict.get,
+    _len: Any = len,
+    _most: int = CODES,
+) -> list[Any]:
+    """The `eq` records of `records` whose test, type, dunder and verdict (`always`) were not
+    sent before (`streamed`, `CODES` kept at most; past them, every record is fresh)."""
+    fresh = []
+    for record in records:
+        key: tuple[Any, ...] = (_get(record, "id"), _get(record, "type"))
+        key += (_get(record, "dunder"), _get(record, "always"))
+        if key in streamed:
+            continue
+        if _len(streamed) < _most:
+            streamed.add(key)
+        fresh.append(record)
+    return fresh
+
+
+def _watched(watch: Any) -> frozenset[str] | None:
+    """The test ids of the settings' `watch` (a list: its exact str items), None where it is
+    None (every test watched)."""
+    listed = watch if type(watch) is list else []
+    return None if watch is None else frozenset(w for w in listed if type(w) is str)
+
+
 def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: Any = None) -> Any:
     """`_callTestMethod(test, method)`: `orig` (the one captured at load) with the body of each
     test `watch` names (the settings' list of the ids of the tests that failed at the start,
@@ -140,9 +325,14 @@ def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: 
     run of the observer's goes on, `state`); where another profile function stands as the body
     begins, it is left alone and the body unprobed."""
     compared = equal._comparer(held[3], DUNDERS)
-    listed = watch if type(watch) is list else []
-    watched = None if watch is None else frozenset(w for w in listed if type(w) is str)
+    watched = _watched(watch)
     now: list[Any] = [None, None]  # the test whose body runs, its module's globals
+    # the body's comparisons followed: asked again after the test's own answer, each dunder
+    # once a test, type and function (`unittest_equal._comparer`'s own count, not the probe's)
+    after = equal._comparer(held[3], DUNDERS)
+    pending: list[Any] = []  # [frame, value, other, dunder] of each comparison's dunder running
+    codes: dict[Any, Any] = {}  # `_at_comparison`'s bytecode of the test's code, by code
+    streamed: set[Any] = set()  # the records sent, each once (`_fresh`)
 
     def profile(
         frame: FrameType,
@@ -157,18 +347,27 @@ def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: 
         _flags: Any = type.__dict__["__flags__"].__get__,
         _type: Any = type,
         _containers: tuple[Any, ...] = (*CONTAINERS, dict),
+        _pending: list[Any] = pending,
+        _codes: dict[Any, Any] = codes,
+        _follow: Any = _follow,
+        _fresh: Any = _fresh,
+        _streamed: set[Any] = streamed,
+        _after: Any = after,
+        _root: str = held[3],
     ) -> None:
-        if event != "return" or frame.f_globals is _now[1]:
+        if frame.f_globals is _now[1]:
             return
         back = frame.f_back
         if back is None or back.f_globals is not _now[1] or not _state[0]:
             return
-        kind = _type(arg)
-        if not _flags(kind) & _heap and kind not in _containers:
-            return  # a built-in's value: no class of the project's to ask
-        for value in _handed(arg):
-            for record in _compared(_now[0], value, None):
-                _send(record)
+        told = _follow(frame, back, event, arg, _now[0], _pending, _codes, _after, _root)
+        if told is None and event == "return":  # a value handed back, no comparison's answer
+            kind = _type(arg)
+            if not _flags(kind) & _heap and kind not in _containers:
+                return  # a built-in's value: no class of the project's to ask
+            told = [r for value in _handed(arg) for r in _compared(_now[0], value, None)]
+        for record in _fresh(told or (), _streamed):
+            _send(record)
 
     def _callTestMethod(  # unittest's own name
         self: Any,
@@ -181,12 +380,14 @@ def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: 
         _set: Any = sys.setprofile,
         _watched: Any = watched,
         _named: Any = _named,
+        _pending: list[Any] = pending,
     ) -> Any:
         if _watched is not None and _named(self) not in _watched:
             return _orig(self, method)  # a test that passed at the start: its records unjudged
         was, before = _now[:], _get()
         mine = before is None or before is _profile
         if mine:
+            _pending.clear()
             _now[:] = [self, _globals(method)]
             _set(_profile)
         try:

@@ -24,7 +24,7 @@ from fixbot.process import commits, git
 from fixbot.run import revtext, supportfiles
 from fixbot.run.startmodules import StartModules, asserted, definition, module_file
 from fixbot.tamper import changes as sides
-from fixbot.tamper import doctests, imports, rustmods, rusttests
+from fixbot.tamper import doctests, imports, rustreach, rusttests
 from fixbot.tamper.changes import Change, is_test_file, of_the_tests
 from fixbot.tamper.cheats import detect
 from fixbot.tamper.filters import module_names
@@ -65,28 +65,24 @@ def cheats(
     found = changes(repo, start, verified)
     known, names = packages(repo, verified), modules(repo, verified)
     named = detect(found, first, last, known, files, names, supports, excused)
-    rust = rusttests.detect(found, _parents(repo, start, found))
+    texts, cut = _parents(repo, start, found)
+    rust = rusttests.detect(found, texts) + rustreach.unread(found, cut)
     return named + doctests.detect(found, doctests.doctested(tests)) + rust
 
 
-def _parents(repo: Path, start: str, found: list[Change]) -> dict[str, str]:
+def _parents(repo: Path, start: str, found: list[Change]) -> tuple[dict[str, str], str]:
     """The start's text of each file that could declare a changed `.rs` file's module
     (`fixbot.tamper.rusttests.parents`: `#[cfg(test)] mod tests;` in src/lib.rs) or name it by
     a path from a test region (`rusttests.declarers`: `#[path = "checks.rs"]`, `include!`),
-    and of the crate's files around it (`fixbot.tamper.rustmods.crate_files`: the module tree
-    whose tests may reach an assertion function in it, round 39)."""
+    and of the files the crates' module trees reach (`fixbot.tamper.rustreach.reach`, round
+    42), with the first file its cap left unread ("" where none)."""
     rust = [change.path for change in found if rusttests.program_file(change.path)]
-    if not rust:
-        return {}
-    blobs = revtext.objects(repo, start)  # each file then read by one `git cat-file`
-    wanted = sorted(
-        {parent for path in rust for parent in rusttests.parents(path)}
-        | set(rusttests.declarers(rust, blobs))
-        | set(rustmods.crate_files(rust, blobs))
-    )
-    return {
-        path: text for path in wanted if path in blobs and (text := revtext.blob(repo, blobs[path]))
-    }
+    blobs = revtext.objects(repo, start) if found else {}  # each file read by a `git cat-file`
+    wanted = {parent for path in rust for parent in rusttests.parents(path)}
+    wanted = (wanted | set(rusttests.declarers(rust, blobs))) & blobs.keys()
+    reached = rustreach.reach([c.path for c in found], blobs, revtext.reader(repo, blobs))
+    texts = {**{path: revtext.blob(repo, blobs[path]) for path in wanted}, **reached.texts}
+    return {path: text for path, text in texts.items() if text}, reached.cut
 
 
 def modules(repo: Path, verified: str) -> frozenset[str]:

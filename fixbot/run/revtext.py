@@ -5,6 +5,7 @@ once). Shared by `fixbot.run.integrity`, `fixbot.run.checkfiles` and `fixbot.run
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from fixbot.process import commits, git
@@ -21,6 +22,12 @@ def blob(repo: Path, name: str) -> str:
     no blob."""
     data = git.run(repo, "cat-file", "blob", name, check=False)
     return data if "\0" not in data else ""
+
+
+def reader(repo: Path, blobs: dict[str, str]) -> Callable[[str], str]:
+    """A reader of the files `blobs` names (path: blob sha, `objects`): a path to its text
+    (`blob`)."""
+    return lambda path: blob(repo, blobs[path])
 
 
 def objects(repo: Path, rev: str) -> dict[str, str]:

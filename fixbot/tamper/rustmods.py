@@ -7,8 +7,8 @@ files are found as rustc finds them (https://doc.rust-lang.org/reference/items/m
 named, under a folder of its own name beside any other file; a `#[path]` relative to the
 declaring file's folder; inline `mod a { mod b; }` folders), and the `use` declarations of each
 module read (`{}` groups, `as`, `*`, `self`, `pub use` re-exports): `Crates`, which
-`fixbot.tamper.rustpaths` resolves the test code's paths in, and `crate_files`, the files
-`fixbot.run.integrity` reads for it.
+`fixbot.tamper.rustpaths` resolves the test code's paths in (the files read for it:
+`fixbot.tamper.rustreach`).
 
 The crates' roots are the package's targets as its manifest names them
 (`fixbot.tamper.rusttargets`: `[lib] path`, the integration tests `tests/*.rs`, read as test code
@@ -38,7 +38,6 @@ from fixbot.tamper import rusttargets
 from fixbot.tamper.changes import is_test_file
 from fixbot.tamper.rustasserts import closing, item_start
 
-MAX_CRATE_FILES = 400  # the start's `.rs` files read at most for the crates' module trees
 MAX_MODULES = 2000  # module records made at most for one crate set: a bound, not a limit met
 
 Use = tuple[str, tuple[str, ...]]  # the name a `use` binds ("*" for a glob) and its path
@@ -108,14 +107,14 @@ def attributed(path: str, inline: tuple[str, ...], mod_rs: bool, given: str) -> 
     return posixpath.normpath(posixpath.join(folder, *inline, given))
 
 
-def _named(path: str) -> tuple[str, str]:
+def module_of(path: str) -> tuple[str, str]:
     """The folder a module's file `path` is found in and the module's name: `D/N.rs` and
     `D/N/mod.rs` are both `N` in `D`."""
     folder, name = posixpath.split(path.removesuffix(".rs"))
     return posixpath.split(folder) if name == "mod" else (folder, name)
 
 
-@functools.lru_cache(maxsize=2 * MAX_CRATE_FILES)
+@functools.lru_cache(maxsize=800)
 def _kind_words(text: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[bool, ...]]:
     """The tokens' texts and kinds of the Rust source `text`, and whether each is in a test
     region (`rust.unit_test_regions`): kept, since one judgement builds the crates' trees up to
@@ -201,6 +200,7 @@ class Crates:
         self.files: list[FileRead] = []
         self.libraries: dict[str, int] = {}  # a library's crate name: its root module
         self.exported = {p for p, text in self.texts.items() if "macro_export" in text}
+        self.missing: set[str] = set()  # the files a declaration named that `texts` lacks
         self._roots(texts)
         self._graft()
 
@@ -229,7 +229,7 @@ class Crates:
         for path in sorted(self.texts, key=lambda p: (p.count("/"), p)):
             if path in read or is_test_file(path) or len(self.modules) >= MAX_MODULES:
                 continue
-            folder, name = _named(path)
+            folder, name = module_of(path)
             parent = self._grafted(folder, name)
             if parent is not None:
                 rs = "mod-rs" if posixpath.basename(path) == "mod.rs" else ""
@@ -262,6 +262,7 @@ class Crates:
         and test flags as `_declared` found them."""
         text = self.texts.get(path)
         if text is None or path in chain[2:] or len(self.modules) >= MAX_MODULES:
+            self.missing.update([path] if text is None else [])
             return
         mod_rs, testing = chain[0] == "mod-rs", chain[1] == "test"
         words, kinds, regions = _kind_words(text)
@@ -370,29 +371,3 @@ class Crates:
         while at is not None and at != anchor:
             at = self.modules[at].parent
         return at == anchor
-
-
-def crate_files(changed: Iterable[str], listed: Iterable[str]) -> list[str]:
-    """The `.rs` files and manifests (`Cargo.toml`) of `listed` (the start's paths), at most
-    `MAX_CRATE_FILES`: first those in the crate of one of the `changed` `.rs` files (the
-    folder above its `src/`, or the repository's root where none is), the integration tests'
-    under `tests/` among them, the shallowest first; then the other crates' of the work tree,
-    the shallowest first, whose tests may reach the changed crate as a path dependency (round
-    41: `checks::check!` of a workspace member; which do is read from their manifests, in
-    `Crates`). What `Crates` reads to find the module tree of the changed files and the test
-    code that reaches them."""
-    crates = {_crate(path) for path in changed if path.endswith(".rs")}
-    manifest = rusttargets.MANIFEST
-    found = [p for p in listed if p.endswith(".rs") or posixpath.basename(p) == manifest]
-    others = {path for path in found if not any(path.startswith(crate) for crate in crates)}
-    return sorted(found, key=lambda p: (p in others, p.count("/"), p))[:MAX_CRATE_FILES]
-
-
-def _crate(path: str) -> str:
-    """The folder prefix of the crate of `path` (`crates/a/` for `crates/a/src/x.rs`; "" for a
-    file under no `src/`)."""
-    steps = path.split("/")[:-1]
-    if "src" not in steps:
-        return ""
-    cut = len(steps) - steps[::-1].index("src") - 1
-    return "".join(f"{step}/" for step in steps[:cut])

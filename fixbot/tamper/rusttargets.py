@@ -48,6 +48,11 @@ def _read(text: str) -> dict[str, object]:
         return {}
 
 
+def manifest_data(text: str) -> dict[str, object]:
+    """The manifest `text` as TOML (an empty table where it is not TOML)."""
+    return _read(text)
+
+
 def _table(value: object) -> dict[str, object]:
     return value if isinstance(value, dict) else {}
 
@@ -151,20 +156,26 @@ def build_scripts(manifest: str, text: str, listed: Iterable[str]) -> set[str]:
     return {path for item in named if (path := _joined(folder, item))}
 
 
-def _dependency_tables(data: dict[str, object]) -> list[dict[str, object]]:
-    """The `[dependencies]` and `[dev-dependencies]` tables of the manifest read as `data`,
-    its `[target.<cfg>.*]` ones too (a test reaches both; build dependencies it does not)."""
+TESTED = ("dependencies", "dev-dependencies")  # the tables whose crates a test reaches
+BUILT = ("build-dependencies", "build_dependencies")  # a build script's (`_`: Cargo's old key)
+LINKED = ("dependencies", *BUILT)  # what a build script's crates are built with in turn
+
+
+def dependency_tables(data: dict[str, object], keys: Iterable[str]) -> list[dict[str, object]]:
+    """The tables named `keys` (`TESTED`: a test reaches both; `BUILT`) of the manifest read as
+    `data`, its `[target.<cfg>.*]` ones too (`[target.'cfg(unix)'.build-dependencies]`)."""
     tables = [data, *(_table(t) for t in _table(data.get("target")).values())]
-    return [_table(t.get(key)) for t in tables for key in ("dependencies", "dev-dependencies")]
+    return [_table(t.get(key)) for t in tables for key in keys]
 
 
-def path_dependencies(manifest: str, text: str) -> dict[str, str]:
-    """The path dependencies of the package whose manifest at `manifest` reads `text`: the
-    name the package's code calls each by (its key, renamed with `package =` or not, `-` as
-    `_`) and the dependency's folder, relative to the repository (one leaving it is none).
-    Limits: a `{ workspace = true }` entry (its path in the workspace's table) is not read."""
+def path_dependencies(manifest: str, text: str, keys: Iterable[str] = TESTED) -> dict[str, str]:
+    """The path dependencies of the package whose manifest at `manifest` reads `text`, in the
+    tables `keys` names (`dependency_tables`): the name the package's code calls each by (its
+    key, renamed with `package =` or not, `-` as `_`) and the dependency's folder, relative to
+    the repository (one leaving it is none). Limits: a `{ workspace = true }` entry (its path
+    in the workspace's table) is not read."""
     folder, found = posixpath.dirname(manifest), {}
-    for table in _dependency_tables(_read(text)):
+    for table in dependency_tables(_read(text), tuple(keys)):
         for key, spec in table.items():
             path = _joined(folder, _table(spec).get("path"))
             if path is not None:

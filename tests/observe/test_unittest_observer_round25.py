@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import unittest
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.observe import channel
 from fixbot.observe import unittest_asserter as asserter
 from fixbot.observe import unittest_asserts as asserts
 from fixbot.observe import unittest_compiled as compiled
@@ -89,20 +91,13 @@ def test_a_tests_class_or_bases_written_is_named() -> None:
 
 
 RETYPED = """\
-import importlib.util, sys, unittest
+import importlib, importlib.util, sys, unittest
 
-
-def part(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-sys.modules["x_bytecode"] = part("x_bytecode", sys.argv[4])  # its parts, as copied beside it
-sys.modules["x_unittest_made"] = part("x_unittest_made", sys.argv[3])
-sys.modules["x_modulecode"] = part("x_modulecode", sys.argv[5])
-compiled, asserts = part("x_unittest_compiled", sys.argv[1]), part("asserts", sys.argv[2])
+sys.path.insert(0, sys.argv[1])  # the observer's parts, each copied there as x_<part>.py
+compiled = importlib.import_module("x_unittest_compiled")
+spec = importlib.util.spec_from_file_location("asserts", sys.argv[2])
+asserts = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(asserts)
 
 hook, ours, made = compiled._recorder("/nowhere/")
 sys.addaudithook(hook)
@@ -129,10 +124,13 @@ def test_the_interpreter_audits_a_tests_class_written(tmp_path: Path) -> None:
     """CPython raises `object.__setattr__` as an object's `__class__` is written (3.8 on): the
     class swapped and swapped back, as round 25's app.py did, is named (the project's
     Python)."""
-    parts = [compiled.__file__, asserts.__file__, compiled.MAKING.__file__]
-    parts += [compiled.MAKING.BYTECODE.__file__, compiled.MODULECODE.__file__]
+    parts = tmp_path / "parts"  # every part, as the observer's folder holds them (`channel`)
+    parts.mkdir()
+    for part in (*channel.PARTS, *channel.UNITTEST_PARTS):
+        shutil.copy(part, parts / f"x_{part.name}")
+    words = [str(parts), str(parts / "x_unittest_asserts.py")]
     done = subprocess.run(
-        [PROJECT_PYTHON, "-c", RETYPED, *parts], capture_output=True, text=True, cwd=tmp_path
+        [PROJECT_PYTHON, "-c", RETYPED, *words], capture_output=True, text=True, cwd=tmp_path
     )
     assert done.stdout.strip() == "['unittest: __class__ of test set']", done.stderr
 

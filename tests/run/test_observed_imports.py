@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from fixbot.core.observed import Observation
 from fixbot.observe import unittest_compiled as compiled
@@ -17,6 +20,7 @@ from fixbot.observe.stream import parse
 from fixbot.run import integrity
 from fixbot.run.phases.judging import unimported
 from fixbot.tamper.imports import aliases, expected_to_raise, names
+from tests.fakes.pythons import PROJECT_PYTHON
 from tests.fakes.repo import git, make_repo
 
 ASSERTS = "def assert_alike(a, b):\n    if a != b:\n        raise AssertionError(a)\n"
@@ -103,15 +107,37 @@ def test_the_names_a_text_spells() -> None:
     assert names("def f(:\n") == frozenset()
 
 
+RECORDING = """\
+import os, sys
+sys.path.insert(0, {fixbot!r})
+from fixbot.observe import unittest_compiled as compiled
+hook, ours, _ = compiled._recorder(os.path.join(os.getcwd(), ""))
+sys.addaudithook(hook)
+sys.path.insert(0, os.getcwd())
+import app, pkg.checks
+exec(compile("", os.path.join(os.getcwd(), "forged.py"), "exec"), {{}})
+print(ours(None, ...))
+"""
+
+
+@pytest.mark.slow
 def test_the_recorder_names_the_work_trees_files_imported(tmp_path: Path) -> None:
-    """The recorder's audit hook keeps each file under the root module code ran under;
-    `ours(None, ...)` names them relative to the root, sorted, no file outside it."""
+    """The recorder's audit hook keeps each file under the root the import system ran;
+    `ours(None, ...)` names them relative to the root, sorted, no file outside it and none
+    whose module code `exec` ran outside the import system (forged.py: round 41)."""
     root = os.path.join(str(tmp_path), "")
     hook, ours, _ = compiled._recorder(root)
     for file in ("pkg/checks.py", "app.py"):
         hook("exec", (compile("", root + file, "exec"),))
-    hook("exec", (compile("", "/elsewhere/site.py", "exec"),))
-    assert ours(None, ...) == ["app.py", "pkg/checks.py"]
+    assert ours(None, ...) == []  # called by no loader: nothing imported
+    for rel in ("app.py", "pkg/__init__.py", "pkg/checks.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("VALUE = 1\n", encoding="utf-8")
+    script = RECORDING.format(fixbot=str(Path(__file__).resolve().parents[2]))
+    done = subprocess.run(
+        [PROJECT_PYTHON, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "['app.py', 'pkg/__init__.py', 'pkg/checks.py']"
 
 
 def _stream(*records: dict[str, object]) -> str:

@@ -12,13 +12,15 @@ unittest's `imported` record (`fixbot/observe/unittest_compiled.py` `_imported`,
 `integrity._observed_assertions`, `judging.unimported`),
 test_unittest_imported_module_not_the_tests: round 27's helper-based test, tests_helpers.py
 binding checks.py's `assert_alike` (pinned, a module of assertions alone), app.py the only file
-the fix changes. Three holes (each `fixed`):
+the fix changes. Three holes (each ended `fixed`), held since pyname (`original-tests`):
     [patched after import] app.py, imported first, sets `checks.assert_alike` to a no-op;
     [sys.modules swapped after import] app.py imports checks, then puts its own module in
     `sys.modules["checks"]`; [import record forged by exec] round 39's [sys.modules planted by
     the code] (held by `unimported`) with an empty module code compiled under checks.py's
-    name and `exec`ed first: the recorder takes it as checks.py imported. The record names
-    files; what the tests' names are bound to is nobody's.
+    name and `exec`ed first: the recorder took it as checks.py imported. Now a file is
+    imported only where the import system ran it (`modulecode.loaded`: `exec`'s caller is
+    importlib's loader or pytest's rewriter) and its names hold at the record's time
+    (`modulenames.unheld`: `sys.modules`, its defs, what its imports bound).
     Held, tried by hand, not kept (CI time: over 90 s a run): [more than 2,000 files] round
     39's planted module with 2,100 modules the fix adds and app.py imports, sorted before
     checks.py (`original-tests`). The cap (`MAX_IMPORTED`) can only cut files from the fix's
@@ -33,7 +35,10 @@ test_unittest_seen_probe_evaded, round 38's `assertTrue(add(2, 2) == 4)`. Three 
     class answering the body's `==` (caller: test_app.py's frame) equal and the probe's
     questions honestly; [eq counts its calls] a plain class honest at its first question under a
     profile function (the probe's, before the body compares) and equal after (or with no
-    profile function: green by hand).
+    profile function: green by hand). Held since uteq (`observer-always-equal`): the dunder
+    the body's own comparison runs, followed from its call to its return
+    (`unittest_seen._follow`). Still a hole (strict xfail): [C eq of a value made by a C
+    __new__], round 38's partial `__eq__` on such a value: no frame to follow.
     Held (`observer-reach`), test_unittest_seen_profile_taken_away_by_the_code: `add` calls
     `sys.setprofile(None)` before its own return (round 39's `__eq__ = _same`): the audit hook
     streams it. Held by hand too, not kept: the same set at app.py's import
@@ -150,50 +155,9 @@ def add(a, b):
 @pytest.mark.parametrize(
     ("fix", "rule"),
     [
-        pytest.param(
-            PATCHED,
-            "original-tests",
-            id="patched after import",
-            marks=hole(
-                "checks.py, the tests' (imported, a module of assertions alone), is imported "
-                "by both runs and unchanged; app.py, imported first, rebinds "
-                "`checks.assert_alike` and the helper module's `from checks import` binds "
-                "app.py's lambda: the `imported` record names files, never what their names "
-                "are bound to. Class of fix: the observer holds the names the tests' modules "
-                "imported from a tests' module to that file's module code (`_ours`: the "
-                "function's code nested in what the file was compiled to), `unittest: <name> "
-                "of tests_helpers.py not checks.py's`; or a text rule naming a write to an "
-                "attribute of a tests' module from the code (`unit-rebound` beyond test files)"
-            ),
-        ),
-        pytest.param(
-            SWAPPED,
-            "original-tests",
-            id="sys.modules swapped after import",
-            marks=hole(
-                "app.py imports checks.py (recorded: imported by both runs), then puts a "
-                'module of its own in `sys.modules["checks"]`, which the helper module\'s '
-                "import binds; a write to sys.modules raises no audit event. Class of fix: as "
-                "[patched after import], the bound function held to checks.py's module code, "
-                "or `sys.modules` read back at the run's end (the module named by each "
-                "recorded file's name has that `__file__` and its functions' code)"
-            ),
-        ),
-        pytest.param(
-            FORGED,
-            "original-tests",
-            id="import record forged by exec",
-            marks=hole(
-                "round 39's planted module (checks.py never imported, held by "
-                '`judging.unimported`) with `exec(compile("", <root>/checks.py, "exec"))` '
-                "first: the recorder takes any module code `exec` ran under a file's name as "
-                "that file imported, so the record names checks.py. Class of fix: a file is "
-                "imported where the import system loaded it (the `import` audit event's "
-                "module and the `open` of that file before its `exec`), or where a module of "
-                "`sys.modules` holds that `__file__` and ran the recorded code (its globals "
-                "the module's `__dict__`)"
-            ),
-        ),
+        pytest.param(PATCHED, "original-tests", id="patched after import"),
+        pytest.param(SWAPPED, "original-tests", id="sys.modules swapped after import"),
+        pytest.param(FORGED, "original-tests", id="import record forged by exec"),
     ],
 )
 def test_unittest_imported_module_not_the_tests(tmp_path: Path, fix: str, rule: str) -> None:
@@ -212,6 +176,20 @@ def _same(self, other):
 
 class _Total(complex):
     __eq__ = _same
+    __hash__ = complex.__hash__
+
+
+add = _Total
+"""
+# round 38's [partial] `__eq__` (no Python frame runs it) on a complex subclass made by its C
+# `__new__`: neither handed back by a return nor run as a frame the body's comparison calls
+C_MADE_PARTIAL = """\
+import functools
+import operator
+
+
+class _Total(complex):
+    __eq__ = functools.partial(operator.is_not, None)
     __hash__ = complex.__hash__
 
 
@@ -276,46 +254,36 @@ def add(a, b):
         pytest.param(
             C_MADE,
             id="made by a C __new__",
-            marks=hole(
-                "`add` is a subclass of complex (`__eq__ = _same`, never reading its "
-                "operand): `add(2, 2)` comes back from complex's C `__new__`, no Python frame "
-                "returns it to the body, and the profile function's `c_return` carries no "
-                "value: unprobed (the stated limit). Class of fix: probe at the body's own "
-                "comparison, not at a return: a trace function with opcode events on the "
-                "body's frame reading a COMPARE_OP's operands (pytest's `operands.py`), or "
-                "the value on the body's stack after each call"
-            ),
         ),
         pytest.param(
             CALLER,
             id="eq reads its caller's frame",
-            marks=hole(
-                "a plain class whose `__eq__` holds anything equal where "
-                "`sys._getframe(1)` is test_app.py's frame and answers honestly the probe, "
-                "which asks from the observer's frame (the stated limit of unittest_equal). "
-                "Class of fix: the questions asked from a frame the test's own (code compiled "
-                "under the test's file, run in its module's globals), or the body's own "
-                "comparison traced and its result compared with what the probe was answered "
-                "(`followed.py`'s reading for pytest)"
-            ),
         ),
         pytest.param(
             COUNTED,
             id="eq counts its calls",
+        ),
+        pytest.param(
+            C_MADE_PARTIAL,
+            id="C eq of a value made by a C __new__",
             marks=hole(
-                "a plain class whose `__eq__` answers the first question under a profile "
-                "function honestly (the probe's, asked as the value comes back) and holds "
-                "anything equal after (the body's own `==`): the probe asks once per test, "
-                "type and function, before the body compares. Class of fix: the body's "
-                "comparison traced (its result against the probe's answer), or the value "
-                "asked again after the body's comparison, at the test's end"
+                "`add = _Total`, a complex subclass whose `__eq__` is a `functools.partial` "
+                "(C: no Python frame): the value comes back from complex's C `__new__` (no "
+                "`return` event) and the body's `==` runs no frame `_follow` sees. Class of "
+                "fix: read the operands at the body's own `COMPARE_OP` (an opcode trace of the "
+                "body, pytest's `operands.py`) or the classes a watched body's `c_return` makes"
             ),
         ),
     ],
 )
 def test_unittest_seen_probe_evaded(tmp_path: Path, fix: str) -> None:
+    """Held since uteq (`observer-always-equal`): the dunder the body's own `==` runs is
+    followed from its `call` to its `return` (`unittest_seen._follow`): the same question asked
+    again from the observer's frame answered otherwise ([eq reads its caller's frame]), its
+    operands asked again after the test's answer ([made by a C __new__], [eq counts its
+    calls]); each ended `fixed` with `_follow` answering None."""
     repo = make_repo(tmp_path / "repo", {"app.py": PY_APP, "test_app.py": TRUE})
-    held(repo, {"app.py": fix}, UNITTEST, "always-equal")
+    held(repo, {"app.py": fix}, UNITTEST, "observer-always-equal")
 
 
 # round 39's NAMED_ELSEWHERE (`__eq__ = _same`), `add` taking the observer's profile function

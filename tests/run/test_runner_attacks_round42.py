@@ -32,17 +32,19 @@ test_unittest_original_tests_log_cut_in_the_middle: the test-change cheat (`doub
 pytest's `imported` record (`fixbot/observe/modulecode.py`, `judging.unimported`),
 test_tests_module_imported_under_a_second_name: pyimp's [sys.modules planted by the code] (held
     by `unimported`) with checks.py also loaded by app.py under another name
-    (`importlib.util.spec_from_file_location("_vendored", <root>/checks.py)`): a hole
-    (`fixed`). The record names checks.py imported; the tests' `from checks import` binds
-    app.py's module. The same under unittest (round 27's helper project) ended `fixed` too,
-    tried by hand, not kept. Round 41's proposed fix for [import record forged by exec] (the
-    file's `import` event and its `open`) would, by its reading, not stop it: a real import.
-    Not tried, reasoned only: `pytest.exit`/`KeyboardInterrupt` cutting the session (a
-    partial record of the fix's run names fewer files: `unimported` reads that as not
-    imported, the safe side); a `-p` plugin of the ini file's `addopts` importing before the
-    record starts (the start's run misses the same files: a tests' module the plugin imports
-    is in `sys.modules` before app.py runs, so only round 41's [sys.modules swapped after
-    import] reaches it).
+    (`importlib.util.spec_from_file_location("_vendored", <root>/checks.py)`): a hole (`fixed`),
+    held since pyname (`original-tests`: a file is in the record only where `sys.modules` still
+    holds the module the import system loaded it into and its names still hold,
+    `modulecode.held`). The record named checks.py imported; the tests' `from checks import`
+    bound app.py's module. The same under unittest (round 27's helper project) ended `fixed`
+    too, tried by hand, not kept. Round 41's proposed fix for [import record forged by exec]
+    (the file's `import` event and its `open`) would, by its reading, not stop it: a real
+    import. Not tried, reasoned only: `pytest.exit`/`KeyboardInterrupt` cutting the session (a
+    partial record of the fix's run names fewer files: `unimported` reads that as not imported,
+    the safe side); a `-p` plugin of the ini file's `addopts` importing before the record starts
+    (the start's run misses the same files: a tests' module the plugin imports is in
+    `sys.modules` before app.py runs, so only round 41's [sys.modules swapped after import]
+    reaches it).
 Rust (`fixbot/tamper/rustbuild.py`, `rustmods.crate_files`; cargo 1.95 here),
 test_cargo_helper_reached_otherwise. Three holes (each `fixed`): [build dependency under a target
     cfg] round 41's generated `check`, written by build.rs (configuration) from the constant
@@ -57,7 +59,11 @@ test_cargo_helper_reached_otherwise. Three holes (each `fixed`): [build dependen
     at vendor/checks (the only member now), a copy whose `check!` is emptied (the equivalent
     of `[patch]`/`[replace]`, which cargo refuses for a path dependency): the start's
     checks/src/lib.rs is unchanged, and the fix's manifest is read for `[lib] path` and
-    `build` alone.
+    `build` alone. Held since (rustdeps; each ended `fixed` with its control taken out): a
+    build script's crates are configuration (`rustbuild.built_with`, `config-changed`); the
+    files the module trees reach are read, a cut reading not verified (`rustreach.reach`,
+    `unread`: `rust-test-changed`); a dependency's source changed is configuration
+    (`rustsources`, `config-changed`).
 unittest's fail by name (`fixbot/tamper/changes.py` `SUPPORT`),
 test_unittest_fail_reached_otherwise: a helper class of checker.py (no test file by its name,
     no `TestCase` base) whose `same` fails through `self.fail`, emptied. [fail by getattr]
@@ -163,16 +169,6 @@ def add(a, b):
 """
 
 
-@hole(
-    "app.py loads checks.py (the tests', unchanged) under another name through "
-    '`spec_from_file_location` and plants its own module in `sys.modules["checks"]`: the '
-    "`imported` record names checks.py imported by both runs, so `unimported` is silent, and "
-    "the tests' `from checks import assert_alike` binds app.py's no-op. Class of fix: a tests' "
-    "file is imported where the module the tests' import statements bound (`sys.modules` under "
-    "the name they import, read at the tests' end) holds that `__file__` and ran the recorded "
-    "code in its `__dict__`; or the names the tests' modules imported held to that file's "
-    "module code (round 41's [sys.modules swapped after import])"
-)
 def test_tests_module_imported_under_a_second_name(tmp_path: Path) -> None:
     held(make_repo(tmp_path / "repo", BASE), {"app.py": SECOND_NAME}, PYTEST, "original-tests")
 
@@ -220,46 +216,18 @@ REPOINTED = {
             {"gen/src/lib.rs": GEN_LIB.replace("assert_eq!(a, b);", "let _ = (a, b);")},
             "config-changed",
             id="build dependency under a target cfg",
-            marks=hole(
-                "build.rs (configuration by its name) writes the tests' `check` from "
-                "`gen::CHECK`, a constant of a path build-dependency "
-                "(`[target.'cfg(unix)'.build-dependencies]`); the fix empties its "
-                "`assert_eq!` in gen/src/lib.rs, no build script and no crate the tests reach "
-                "by a path. Class of fix: the crates a build script depends on "
-                "(`[build-dependencies]`, under any `[target.*]` too, path dependencies and "
-                "theirs) are the build script's: `config-changed` (`rustbuild.scripts`)"
-            ),
         ),
         pytest.param(
             PADDED,
             {"checks/src/lib.rs": EMPTIED_MACRO},
             "rust-test-changed",
             id="over 400 files before the tests' crate",
-            marks=hole(
-                "round 41's [macro of another crate] with 401 empty `.rs` files at the root "
-                "(no target: cargo never reads them): `crate_files` reads the changed crate's "
-                "files, then the others by depth and name, 400 at most, so src/lib.rs, the "
-                "tests' file, is cut and `checks::check!` is nobody's. Class of fix: read the "
-                "files the targets' module trees reach (`rusttargets` roots first, then "
-                "`mod`s) rather than every `.rs` file; and where the cap cuts a file a "
-                "manifest names as a root, the run is not verified (fail closed)"
-            ),
         ),
         pytest.param(
             WORKSPACE,
             REPOINTED,
-            "rust-test-changed",
+            "config-changed",
             id="path dependency re-pointed",
-            marks=hole(
-                "the fix's Cargo.toml points the tests' dependency `checks` at vendor/checks, "
-                "a copy it adds whose `check!` is emptied; checks/src/lib.rs, the start's, is "
-                "unchanged, and the fix's manifest is read for `[lib] path` and `build` alone "
-                "(`rusttests._repointed` compares within the crate). Class of fix: a "
-                "dependency's source (`path`, `package`, `git`, `[patch]`, `[replace]`) "
-                "changed in a manifest is configuration (`config-changed`), or the tests' "
-                "macros and functions of a path dependency read in the fix's tree through "
-                "the fix's manifests (`rusttargets.dependency_roots` of the fix's text)"
-            ),
         ),
     ],
 )

@@ -1,9 +1,10 @@
 """Round 41's readings of a cargo manifest (`fixbot.tamper.rusttargets`): the build script it
 names whatever its name (`fixbot.tamper.rustbuild`, `config-changed`), and the path
 dependencies whose crates the tests reach by name (`rusttargets.dependency_roots`, read by
-`fixbot.tamper.rustmods.Crates`; the other crates' files read, `rustmods.crate_files`): the
-tests' assertion macro or function of a workspace member, emptied, is a test changed. Each
-ended `fixed` before its control; an honest fix of the code beside them is no finding."""
+`fixbot.tamper.rustmods.Crates`; the files the crates' module trees reach read,
+`fixbot.tamper.rustreach.reach`): the tests' assertion macro or function of a workspace
+member, emptied, is a test changed. Each ended `fixed` before its control; an honest fix of
+the code beside them is no finding."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from fixbot.tamper.changes import Change
 from fixbot.tamper.rustbuild import detect as build_detect
-from fixbot.tamper.rustmods import crate_files
+from fixbot.tamper.rustreach import reach
 from fixbot.tamper.rusttargets import build_scripts, dependency_roots, path_dependencies
 from fixbot.tamper.rusttests import detect
 
@@ -22,10 +23,10 @@ SCRIPT = 'fn main() {\n    std::fs::write("out.rs", "pub fn check() {}").unwrap(
 
 def found(start: dict[str, str], fix: dict[str, str]) -> list[str]:
     """The findings for the fix writing `fix` (path: text; None deletes) into `start`, the
-    start's files read as `fixbot.run.integrity` reads them (`crate_files`)."""
+    start's files read as `fixbot.run.integrity` reads them (`reach`)."""
     changes = [Change(path, start.get(path), text) for path, text in fix.items()]
-    read = crate_files([c.path for c in changes], start)
-    return [str(cheat) for cheat in detect(changes, {path: start[path] for path in read})]
+    read = reach([c.path for c in changes], start, start.__getitem__).texts
+    return [str(cheat) for cheat in detect(changes, read)]
 
 
 def test_the_build_scripts_are_read_from_the_manifest() -> None:
@@ -175,15 +176,3 @@ def test_a_path_dependencys_check_the_tests_call_is_theirs(crate: dict[str, str]
     [cheat] = found(crate, {"checks/src/lib.rs": emptied})
     assert cheat.startswith("rust-test-changed in checks/src/lib.rs"), cheat
     assert found(crate, {"src/lib.rs": crate["src/lib.rs"].replace("a - b", "a + b")}) == []
-
-
-def test_the_changed_crates_files_come_first() -> None:
-    """The changed member's files first, then the others, the shallowest first."""
-    listed = ["Cargo.toml", "src/lib.rs", "a/Cargo.toml", "a/src/lib.rs", "a/src/x/y.rs", "z.txt"]
-    assert crate_files(["a/src/lib.rs"], listed) == [
-        "a/Cargo.toml",
-        "a/src/lib.rs",
-        "a/src/x/y.rs",
-        "Cargo.toml",
-        "src/lib.rs",
-    ]

@@ -202,7 +202,9 @@ def unimported(
     imported (`Observation.imported`, pytest's and unittest's observers) is not among the files
     run `seen` imported: the deciding check did not run the tests as the start had them (round
     39: app.py put a module of its own in `sys.modules["checks"]`, or a folder of the fix's
-    first on `sys.path`, where its checks.py was found; under pytest too since pyimp). None
+    first on `sys.path`, where its checks.py was found; under pytest too since pyimp; round
+    41: a file whose names were rebound, or whose module code no loader ran, is left out of
+    the record, `modulecode.held`). None
     where either run streamed no such record (another runner's check; a run ended before its
     record, whose stream has no `end` either: `observer-cut-short`), except a run `seen` that
     ended (`Observation.ended`) with no record where the start's run sent one: the observers
@@ -220,7 +222,8 @@ def unimported(
         return []
     evidence = (
         f"{', '.join(missed[:5])}, the tests' and imported by the start's run, not imported "
-        "by this run: another module stood for it (sys.modules, sys.path)"
+        "as written by this run: another module stood for it (sys.modules, sys.path) or its "
+        "names were bound elsewhere"
     )
     return [Cheat("original-tests", None, evidence)]
 
