@@ -54,6 +54,7 @@ def cheats(
     tests: Iterable[str] = (),
     supports: Iterable[str] = (),
     excused: Iterable[tuple[str, str]] = (),
+    found: list[Change] | None = None,
 ) -> list[Cheat]:
     """The suspected cheats of the diff from `start` to the `verified` tree and of the counts of
     the first failing (`first`) and verifying (`last`) runs (`fixbot.tamper.cheats.detect`);
@@ -61,8 +62,9 @@ def cheats(
     start's run collected (a module's doctests among them: `fixbot.tamper.doctests`),
     `supports` the files judged as test files beside those the rules name (`helpers`); a Rust
     test in the code's own file is a test too (`fixbot.tamper.rusttests`); `excused` the test
-    functions the start's run reported xfailed that the fix may remove (`fixbot.tamper.xfailed`)."""
-    found = changes(repo, start, verified)
+    functions the start's run reported xfailed that the fix may remove (`fixbot.tamper.xfailed`);
+    `found` the diff's changes where the caller read them already (`changes`)."""
+    found = changes(repo, start, verified) if found is None else found
     known, names = packages(repo, verified), modules(repo, verified)
     named = detect(found, first, last, known, files, names, supports, excused)
     texts, cut = _parents(repo, start, found)

@@ -57,8 +57,13 @@ def items(path: str, name: str, report: Mapping[str, str]) -> list[str]:
 def whole(path: str, name: str, start: Mapping[str, str] | None) -> bool:
     """Whether the start's report `start` names items of function `name` of `path`, every one
     reported xfailed."""
-    found = items(path, name, start or {})
-    return bool(found) and all(start[t] == XFAILED for t in found if start is not None)
+    report = start or {}
+    return _all_xfailed(items(path, name, report), report)
+
+
+def _all_xfailed(found: list[str], report: Mapping[str, str]) -> bool:
+    """Whether `found` (ids of `report`) is not empty and each was reported xfailed."""
+    return bool(found) and all(report[test] == XFAILED for test in found)
 
 
 def excuse(
@@ -73,7 +78,7 @@ def excuse(
     for change in changes:
         for name in _removed(change):
             found = items(change.path, name, start)
-            if whole(change.path, name, start) and not set(found) & set(last):
+            if _all_xfailed(found, start) and not set(found) & set(last):
                 functions.add((change.path, name))
                 ids.update(found)
     return Excuse(frozenset(functions), frozenset(ids))

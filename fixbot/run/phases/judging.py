@@ -100,7 +100,8 @@ def _suspected(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     was = (first.counts, first.tests) if first is not None else (None, None)
     collected = [*(first.tests or {}), *(first.seen.tests if first.seen else {})] if first else []
     # tests the start's run reported xfailed, every item, that the fix removed: no cheat
-    pardon = xfailed.excuse(integrity.changes(run.repo, start, seen), was[1], attempt.tests)
+    diff = integrity.changes(run.repo, start, seen)  # read once, for the excuse and the rules
+    pardon = xfailed.excuse(diff, was[1], attempt.tests)
     found = integrity.cheats(
         run.repo,
         start,
@@ -110,6 +111,7 @@ def _suspected(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
         collected,
         supports,
         pardon.functions,
+        diff,
     )
     attempt.pinned = integrity.pinned(run.repo, start, seen, files | supports)
     found += _unimported_since(first, attempt, supports)
