@@ -42,6 +42,11 @@ class CheckResult(BaseModel):
         """True when the command exited 0 within its timeout."""
         return self.exit_code == 0 and not self.timed_out
 
+    def cut(self, max_log_bytes: int) -> bool:
+        """True when the command wrote more than a log of `max_log_bytes` bytes keeps: the log
+        holds its first and last part and the middle is dropped (`fixbot.process.spawn`)."""
+        return self.output_bytes > max_log_bytes
+
 
 class Counts(BaseModel):
     """Test/diagnostic counts the runner reported in its summary line; None where not reported."""

@@ -90,7 +90,7 @@ def run_check(
         )
         seen = channel.close(more, cut) if channel is not None else None
     if seen is not None:  # the node reporter's ids name files as the report's do
-        cut = result.output_bytes > where.launcher.max_log_bytes  # the log's middle dropped
+        cut = result.cut(where.launcher.max_log_bytes)
         seen = summarized(relocated(seen, where.repo, root), result.log_path, cut)
         seen.environment, seen.configured = unused, configured.files
         seen.unhooked, seen.unthreaded = configured.unhooked, configured.unthreaded
@@ -379,7 +379,7 @@ def from_output(
     except OSError:
         return result, None
     try:
-        tests = None if result.output_bytes > max_log_bytes else report.read(text)
+        tests = None if result.cut(max_log_bytes) else report.read(text)
     except ValueError:
         tests = None
     plain = report.plain(text)
