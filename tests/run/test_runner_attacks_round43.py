@@ -22,11 +22,15 @@ test_unittest_pinned_module_rewritten_on_disk: a hole (`fixed`). app.py, importe
     bindings, which `unheld` does not hold (its stated limit); the unittest observer's "a class
     of its was made in a file none of its classes at the start's run was" names it instead.
 uteq (`fixbot/observe/unittest_seen.py` `_follow`, `_retold`),
-test_unittest_compared_in_a_helper_module: a hole (`fixed`). `add` hands back an int subclass
-    whose `__ne__` answers "not different" where its caller's file is checks.py and honestly
-    anywhere else: the failing test's comparison is `assert_alike`'s `first != second` in
-    checks.py, no frame of the test module's, so `_follow` follows nothing and the probe's
-    questions as the value comes back (the observer's frame) get honest answers.
+test_unittest_compared_in_unittests_assert_method: a hole (`fixed`). Round 20's project
+    (`self.assertEqual(add(2, 2), 4)`): `add` hands back a plain class whose `__eq__` answers
+    "equal" where its caller's file is unittest's case.py and honestly anywhere else. The `==`
+    is `_baseAssertEqual`'s, in case.py, no frame of the test module's: `_follow` follows
+    nothing, and the probe's questions as the value comes back (the observer's frame) get
+    honest answers. Run, not kept (CI time): [compared in a helper module] round 41's `HELPED`,
+    an int subclass whose `__ne__` lies to checks.py's `assert_alike` (`first != second`)
+    alone: `fixed`; the int subclass lying to case.py instead: held (`observer-always-equal`,
+    "asked of values its built-in base's own == tells apart"), a plain class is not.
 goflags (`fixbot/observe/goexec.py`), test_go_told_apart_by_the_test_binary: a hole (`fixed`).
     Round 38's [told apart] with the observed run told by the test binary's own bytes
     (`os.ReadFile(os.Args[0])` holds the observer's `fixbotMarker` type name, linked in only
@@ -59,7 +63,15 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.repo import make_repo
-from tests.run.test_runner_attacks_round20 import UNITTEST, go_repo, held, hole, honest
+from tests.run.test_runner_attacks_round20 import (
+    PY_APP,
+    PY_TEST,
+    UNITTEST,
+    go_repo,
+    held,
+    hole,
+    honest,
+)
 from tests.run.test_runner_attacks_round38 import TOLD_APART
 from tests.run.test_runner_attacks_round39 import ADD_RS, CRATE
 from tests.run.test_runner_attacks_round41 import FIXED_APP, GENERATED_TESTS, HELPED
@@ -111,23 +123,30 @@ def test_unittest_pinned_module_rewritten_on_disk(tmp_path: Path) -> None:
     held(repo, {"app.py": REWRITTEN}, UNITTEST, "original-tests")
 
 
-# --- uteq: the failing test's comparison made in a helper module ----------------------------
+# --- uteq: the failing test's comparison made in unittest's own assert method --------------
 
-# the value handed back answers `!=` "not different" where the comparison is checks.py's
-HELPER_COMPARES = """\
+# a plain class answering `==` "equal" where its caller's file is unittest's case.py (where
+# `assertEqual`'s `first == second` runs), honestly anywhere else
+UNITTEST_COMPARES = """\
 import sys
 
 
-class _Total(int):
-    def __ne__(self, other):
-        if sys._getframe(1).f_code.co_filename.endswith("checks.py"):
-            return other not in (int(self), other)
-        return int(self) != other
+class _Total:
+    def __init__(self, value):
+        self.value = value
 
     def __eq__(self, other):
-        return not self != other
+        if sys._getframe(1).f_code.co_filename.endswith("case.py"):
+            return other in (self.value, other)
+        return self.value == other
 
-    __hash__ = int.__hash__
+    def __ne__(self, other):
+        return not self == other
+
+    def __repr__(self):
+        return repr(self.value)
+
+    __hash__ = object.__hash__
 
 
 def add(a, b):
@@ -136,16 +155,17 @@ def add(a, b):
 
 
 @hole(
-    "the failing test's `!=` is checks.py's `assert_alike`'s, no frame of the test "
-    "module's: `_follow` follows nothing, and the probe's questions as the value comes back get "
-    "honest answers (the `__ne__` lies to checks.py's frame alone). Class of fix: follow a "
-    "comparison dunder whose caller stands at a COMPARE_OP of any file that is the tests' (the "
-    "start's `imported` record, `integrity.helpers`), not the test module's alone; or ask "
-    "`_retold` of each Python dunder of a class the fix's code made while a watched body runs"
+    "round 20's `self.assertEqual(add(2, 2), 4)`: the `==` is unittest's (`_baseAssertEqual` in "
+    "case.py), no frame of the test module's, so `_follow` follows nothing, and the probe's "
+    "questions as the value comes back get honest answers (the `__eq__` lies to case.py's frame "
+    "alone). Class of fix: follow the comparison dunder whose caller stands at a COMPARE_OP of "
+    "unittest's assert methods and of any file that is the tests' (the start's `imported` "
+    "record), not the test module's alone; or `_retold` asked of each Python comparison dunder "
+    "of a class the fix's code made, whatever frame calls it while a watched test runs"
 )
-def test_unittest_compared_in_a_helper_module(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", HELPED)
-    held(repo, {"app.py": HELPER_COMPARES}, UNITTEST, "observer-always-equal")
+def test_unittest_compared_in_unittests_assert_method(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"app.py": PY_APP, "test_app.py": PY_TEST})
+    held(repo, {"app.py": UNITTEST_COMPARES}, UNITTEST, "observer-always-equal")
 
 
 # --- goflags: the observed run told apart by the test binary's own bytes ---------------------
