@@ -13,10 +13,8 @@ a value its base tells apart or to the stranger), which fixbot judges as the pyt
 run time). Why the value handed back and not the assertion method's arguments: the comparison
 that decides `assertTrue(add(2, 2) == 4)`, `assertFalse(x != 4)` or `[x] == [4]` is the body's
 own, made before any assert method is called and leaving it a bool; whatever spelling the body
-compares a value of the code's with (`assertIn`, `assertAlmostEqual`, `assertNotEqual`,
-`assertCountEqual`, `assertListEqual`'s items), that value came back to the test's code from
-the code's, and the probe asks its class's comparison whatever reads the answer (rounds 38
-and 39: `__eq__ = _same`, one that `del`s its operand, one reading it to no purpose).
+compares a value of the code's with (`assertIn`, `assertAlmostEqual`, `assertListEqual`'s
+items), that value came back to the test's code from the code's (rounds 38 and 39).
 
 Only the bodies of the tests that failed at the start are profiled (the settings' `watch`,
 the ids fixbot judges the records of: the other tests' bodies run at full speed). The profile
@@ -24,14 +22,14 @@ function is set as the body begins, only where no other stands (a profiler's is 
 the body unprobed), and put back as it ends. The code under test taking it away, or setting one
 before the body, is an audit event (`sys.setprofile`), which the observer's audit hook streams
 with the file that did it (`reach.py`: `observer-reach` where the start's run did not raise it
-from that file); it is not named here as well, where a watched test of an honest profiling
-helper (cProfile's) would be named at every fix, the start's run profiling no body.
+from that file); not named here as well (an honest cProfile helper would be, at every fix).
 
 The body's own comparisons followed (uteq, #39; `_follow`): the same profile function takes
-the `call` event of each Python frame of other code that a frame of the test module's calls
-while it stands at one of its own comparisons (its `f_lasti` at a `COMPARE_OP` or
-`CONTAINS_OP` of its code: the dunder that comparison runs, `__eq__`, `__ne__`, a reflected
-one, a container's item's) and its two operands, and at that frame's `return` event the
+the `call` event of each Python frame of other code that a frame of the test module's, or of
+unittest's assert methods (`unittest.case`'s globals, held at load: `_baseAssertEqual`'s
+`first == second`, round 43), calls while it stands at one of its own comparisons (`f_lasti`
+at a `COMPARE_OP` or `CONTAINS_OP` of its code: the dunder it runs, `__eq__`, `__ne__`, a
+reflected one, a container's item's) and its two operands, and at that frame's `return` the
 answer it gave the test: the same question asked again from the observer's frame answered
 otherwise (`_retold`), or its operands asked the probe's questions again after the test's answer
 (a `_comparer` of its own, once a test and pair of types), is an `eq` record (`always`), sent
@@ -42,10 +40,9 @@ question alone. Chosen over an opcode trace of the body (pytest's `operands.py`,
 operands and its answer. An honest `__eq__` answers the same twice and no to the questions.
 
 Limits: a value of the code's reached without a Python frame's return to the test's code (a
-global, an attribute, a C function's result or `__new__`) is not probed as it comes back, nor
-one in another thread: its Python `__eq__` is followed as the body's comparison runs it, a C one
-(a partial, a slot wrapper) is not; a `__bool__` `assertTrue(x)` runs is unittest's frame's;
-`MAX_PROBED` a process for each of the two probes, as `assertEqual`'s.
+global, an attribute, a C result or `__new__`), or in another thread, is not probed as it comes
+back: its Python `__eq__` is followed as a comparison runs it, a C one (a partial) is not; nor
+a helper module's comparison, nor `assertTrue(x)`'s `__bool__`; `MAX_PROBED` for each probe.
 
 An observer part: copied beside `unittest_observer.py` as `<module>_unittest_seen`, imported by
 it only in a unittest run (its `PARTS`) and taken out of `sys.modules` once loaded; its inner
@@ -79,6 +76,7 @@ def _sibling(name: str) -> Any:
 
 
 equal = _sibling("unittest_equal")  # `_comparer`: a value's comparison asked through itself
+CASE = vars(importlib.import_module("unittest.case"))  # its assert methods' globals, at load
 # unittest leaves this module's frames out of a failure's traceback, as unittest_result's: its
 # `_callTestMethod` frame, first in every test's traceback, otherwise ends the traceback unittest
 # prints there (`_count_relevant_tb_levels` stops at the next frame of unittest's own), and the
@@ -354,14 +352,16 @@ def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: 
         _streamed: set[Any] = streamed,
         _after: Any = after,
         _root: str = held[3],
+        _case: Any = CASE,
     ) -> None:
-        if frame.f_globals is _now[1]:
-            return
         back = frame.f_back
-        if back is None or back.f_globals is not _now[1] or not _state[0]:
+        if frame.f_globals is _now[1] or back is None or not _state[0]:
+            return
+        mine = back.f_globals is _now[1]  # else an assert method's own comparison alone
+        if not mine and (back.f_globals is not _case or frame.f_globals is _case):
             return
         told = _follow(frame, back, event, arg, _now[0], _pending, _codes, _after, _root)
-        if told is None and event == "return":  # a value handed back, no comparison's answer
+        if told is None and event == "return" and mine:  # a value handed back (no answer)
             kind = _type(arg)
             if not _flags(kind) & _heap and kind not in _containers:
                 return  # a built-in's value: no class of the project's to ask

@@ -23,7 +23,9 @@ test_unittest_pinned_module_rewritten_on_disk: a hole (`fixed`). app.py, importe
     bindings, which `unheld` does not hold (its stated limit); the unittest observer's "a class
     of its was made in a file none of its classes at the start's run was" names it instead.
 uteq (`fixbot/observe/unittest_seen.py` `_follow`, `_retold`),
-test_unittest_compared_in_unittests_assert_method: a hole (`fixed`). Round 20's project
+test_unittest_compared_in_unittests_assert_method: held since the lead followed
+    unittest.case's own comparisons (`observer-always-equal`); it was a hole (`fixed`).
+    Round 20's project
     (`self.assertEqual(add(2, 2), 4)`): `add` hands back a plain class whose `__eq__` answers
     "equal" where its caller's file is unittest's case.py and honestly anywhere else. The `==`
     is `_baseAssertEqual`'s, in case.py, no frame of the test module's: `_follow` follows
@@ -160,15 +162,6 @@ def add(a, b):
 """
 
 
-@hole(
-    "round 20's `self.assertEqual(add(2, 2), 4)`: the `==` is unittest's (`_baseAssertEqual` in "
-    "case.py), no frame of the test module's, so `_follow` follows nothing, and the probe's "
-    "questions as the value comes back get honest answers (the `__eq__` lies to case.py's frame "
-    "alone). Class of fix: follow the comparison dunder whose caller stands at a COMPARE_OP of "
-    "unittest's assert methods and of any file that is the tests' (the start's `imported` "
-    "record), not the test module's alone; or `_retold` asked of each Python comparison dunder "
-    "of a class the fix's code made, whatever frame calls it while a watched test runs"
-)
 def test_unittest_compared_in_unittests_assert_method(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"app.py": PY_APP, "test_app.py": PY_TEST})
     held(repo, {"app.py": UNITTEST_COMPARES}, UNITTEST, "observer-always-equal")
