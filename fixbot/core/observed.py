@@ -137,7 +137,10 @@ class Observation(BaseModel):
     rootdir ("/" outside it), `classes` the files a unittest test's classes were made in
     (its type's MRO below `TestCase`, relative to the work tree's root, "?" unknown: its
     observer's, `unittest_asserts._class_files`; `alike.rebased`; those of a failing test that
-    hold test support are the tests', `fixbot.run.phases.judging.helpers`), `traced` the tests
+    hold test support are the tests', `fixbot.run.phases.judging.helpers`), `failers` per
+    unittest test, the files each of its failures' tracebacks went through into unittest's
+    failing machinery, innermost first (`unittest_failers._chain`; read by
+    `fixbot.observe.failchains.supports`), `traced` the tests
     whose call had a trace function set as it began, `traced_after` those with one set as it
     ended.
     `loaded` holds, per observed process, the fingerprint of each piece of the runner's
@@ -223,6 +226,7 @@ class Observation(BaseModel):
     digests: dict[str, list[str]] = Field(default_factory=dict)
     sources: dict[str, list[str]] = Field(default_factory=dict)
     classes: dict[str, list[str]] = Field(default_factory=dict)
+    failers: dict[str, list[list[str]]] = Field(default_factory=dict)
     traced: list[str] = Field(default_factory=list)
     traced_after: list[str] = Field(default_factory=list)
     loaded: dict[str, dict[str, str]] = Field(default_factory=dict)

@@ -128,6 +128,7 @@ UNITTEST_PARTS = tuple(
         "unittest_equal",
         "unittest_asserter",
         "unittest_seen",
+        "unittest_failers",
     )
 )
 STARTUP = Path(__file__).with_name("startup.py")

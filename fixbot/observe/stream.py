@@ -62,6 +62,9 @@ and its parts write them:
                                                     as each test's run begins, no `tr`, kept
                                                     for every test (it watches none), with
                                                     `"c": [file, ...]`, its classes' files
+    {"k": "failer", "id": nodeid, "f": [file, ...]}  unittest's observer: the files a failure's
+                                                    traceback went through into unittest's
+                                                    failing machinery (`failchains`)
     {"k": "exit", "id": nodeid, "how": how, "tr": bool}   how a watched test's body left this
                                                     call, as it ends: "returned" (an entry
                                                     returned), "raised", "unseen",
@@ -150,12 +153,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fixbot.core.observed import (
-    MAX_REACHED,
-    Observation,
-    Reach,
-)
-from fixbot.observe import comparisons, fingerprints, jestrecords
+from fixbot.core.observed import MAX_REACHED, Observation, Reach
+from fixbot.observe import comparisons, failchains, fingerprints, jestrecords
 
 MAX_WATCH = 500  # test ids watched at most (the plugin is told no more: `channel`)
 OUTCOMES = ("failed", "skipped", "passed")  # worst first
@@ -377,6 +376,7 @@ _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], No
     "body": _body,
     "exit": _exit,
     "code": _code,
+    "failer": failchains.failer,
     "traced": _traced,
     "plugin": _plugin,
     "imported": _imported,

@@ -67,6 +67,8 @@ observer's audit hook (`reach.install`, `_guard`) over its own functions: their 
                                         "skipped", a success "passed" ("failed" where the
                                         outcome holds a failure kept as expected, or is no
                                         `_Outcome`, or the body did not return); none: "failed"
+    {"k": "failer", "id": test.id(), "f": [file, ...]}   a failure's traceback (a subtest's): the
+                                        files that called unittest's failure (`unittest_failers`)
     {"k": "check", "p": process, "at": "begin", "h": hash}   each test's start: all, one hash
     {"k": "check", "p": process, "at": "end", "m": [fingerprints]}   each test's end, the run's
     {"k": "end", "status": 0|1, "runner": "unittest", "ran": n}
@@ -102,7 +104,7 @@ COMPILED = "_unittest_compiled"  # the code each file was compiled to as importe
 # the parts it imports, each `<module>` + part (the module docstring says what each holds)
 PARTS: tuple[str, ...] = (PART, RESULT, COMPILED, "_unittest_asserts", "_unittest_watch")
 PARTS += ("_unittest_equal", "_unittest_asserter", "_bodies", "_identities", "_reach")
-PARTS += ("_calls", "_sourced", "_unittest_seen")
+PARTS += ("_calls", "_sourced", "_unittest_seen", "_unittest_failers")
 
 
 def load(module: str) -> bool:
@@ -167,8 +169,7 @@ def _load(module: str) -> bool:
 
 
 def _imported(module: str) -> dict[str, Any]:
-    """The observer's `PARTS`, each imported as `module` + part and taken out of `sys.modules`
-    (as the pytest plugin's are once it is registered)."""
+    """The observer's `PARTS`, each imported as `module` + part, out of `sys.modules` at once."""
     import importlib
 
     try:
@@ -395,6 +396,5 @@ def _run_began(send: Any, state: list[Any], _take: Any = _take, _runner: str = R
     send({"k": "start", "watch": [], "runner": _runner})
 
 
-# the functions that call the sender (its `callers`), besides the result part's
-# `_Watched._decide` and the fingerprints' part's (`CALLERS`)
+# the sender's other callers: `_Watched._decide`, the fingerprints' part's `CALLERS`
 _CALLERS = (_loaded.__code__, _run_began.__code__)

@@ -2,10 +2,12 @@
 copied beside it as `<module>_unittest_result`, imported by it only in a unittest run and taken
 out of `sys.modules` once it is loaded): `_Watched` forwards everything to the runner's result
 and streams each outcome `TestCase.run` reports, as reported (`{"k": "r", ...}`: the observer's
-docstring); a success is streamed "failed" where the test's outcome hides a failure
-(`_swallowed`) or where the test's body was entered and did not return (`_unreturned`: the
-observer's `TestCase._callTestMethod`, `_caller`, counts each entry of a body and each return;
-its `TestCase.subTest`, `_subtester`, each unittest stop that left a subtest's block).
+docstring), a failure with the files its traceback went through into unittest's failing
+machinery (`failer`: `unittest_failers._chain`); a success is streamed "failed" where the
+test's outcome hides a failure (`_swallowed`) or where the test's body was entered and did
+not return (`_unreturned`: the observer's `TestCase._callTestMethod`, `_caller`, counts each
+entry of a body and each return; its `TestCase.subTest`, `_subtester`, each unittest stop that
+left a subtest's block).
 Its methods are machinery the observer fingerprints (`unittest_machinery.OWN`, looked up in
 this module). What it uses is held as positional defaults or slots; it imports the standard
 library alone and nothing of fixbot's. `__unittest` marks its frames as unittest's own, as
@@ -14,12 +16,28 @@ unittest's modules are: a failure's traceback starts at the test's code, not at 
 
 from __future__ import annotations
 
+import importlib
+
 # nothing more is imported: `typing` for the checker alone
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 __unittest = True  # unittest leaves this module's frames out of a failure's traceback
+
+
+def _sibling(name: str) -> Any:
+    """The observer's part `name`, copied beside this one (`<module>_<name>`, this module being
+    `<module>_unittest_result`), or `fixbot.observe.<name>` where imported from fixbot's
+    package."""
+    package, _, module = __name__.rpartition(".")
+    return importlib.import_module(
+        f"{package}.{name}" if package else module[: -len("unittest_result")] + name
+    )
+
+
+# `_chain`: the files a failure's traceback went through into unittest's failing machinery
+failers = _sibling("unittest_failers")
 
 
 def _swallowed(
@@ -175,11 +193,14 @@ class _Watched:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._real, name)
 
-    def _decide(self, outcome: str) -> None:
+    def _decide(self, outcome: str, err: Any = None, _chain: Any = failers._chain) -> None:
         self._said += 1
         if outcome == "failed":
             self._state[2] = True
         self._send({"k": "r", "id": self._test, "w": "call", "o": outcome})
+        chain = _chain(err, self._held[3]) if err is not None else None
+        if chain:  # a failure a helper called unittest's failing machinery for
+            self._send({"k": "failer", "id": self._test, "f": chain})
 
     def startTest(self, test: Any) -> None:
         self._state[1] += 1  # as `TestResult.startTest` counts `testsRun`: `Ran N tests`
@@ -193,7 +214,7 @@ class _Watched:
         self._real.addSuccess(test)
 
     def addFailure(self, test: Any, err: Any) -> None:
-        self._decide("failed")
+        self._decide("failed", err)
         self._real.addFailure(test, err)
 
     def addError(self, test: Any, err: Any) -> None:
@@ -206,7 +227,7 @@ class _Watched:
 
     def addSubTest(self, test: Any, subtest: Any, err: Any) -> None:
         if err is not None:
-            self._decide("failed")
+            self._decide("failed", err)
         self._real.addSubTest(test, subtest, err)
 
     def addExpectedFailure(self, test: Any, err: Any) -> None:

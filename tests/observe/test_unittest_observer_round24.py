@@ -186,7 +186,7 @@ def test_a_success_whose_body_did_not_return_is_a_failure(monkeypatch: pytest.Mo
         bodies.append(body)
         unittest.TestCase.run(test, watched)
         bodies.pop()
-        outcomes[name] = [r["o"] for r in sent if r["id"] == name]
+        outcomes[name] = [r["o"] for r in sent if r["id"] == name and r["k"] == "r"]
     assert outcomes == {
         "test_stopped": ["failed"],  # unittest reported a success
         "test_returns": ["passed"],

@@ -12,12 +12,13 @@ from fixbot.core.models import Attempt
 from fixbot.core.observed import Observation
 from fixbot.core.repofiles import regular_text
 from fixbot.logs.dialects import go
-from fixbot.observe import judge, reporter
+from fixbot.observe import failchains, judge, reporter
 from fixbot.policy import rules
 from fixbot.process import commits, git
 from fixbot.run import checkfiles, integrity, originals, outcome, supportfiles
 from fixbot.run.phases.base import RunParts
 from fixbot.tamper import xfailed
+from fixbot.tamper.changes import is_test_file
 from fixbot.tamper.record import Cheat
 from fixbot.tamper.reports import counted, disagreements
 
@@ -179,7 +180,9 @@ def helpers(run: RunParts) -> frozenset[str]:
     their imports; and the plugins pytest loads by `-p` (the check's command, folder and
     environment: `supportfiles.Check`). The files the start's run imported
     (`Observation.imported`, either observer's) add the modules of assertions alone the tests
-    name."""
+    name. And the files of a failing unittest test's mixins whose frames called unittest's
+    failure in the start's run (`failchains.supports`: round 42's `getattr(self, "fa" + "il")`),
+    whatever their text."""
     first = run.state.attempts[0] if run.first is None and run.state.attempts else None
     seen = first.seen if first is not None else None
     if seen is None:
@@ -187,7 +190,8 @@ def helpers(run: RunParts) -> frozenset[str]:
     imported = seen.imported or ()
     folder = run.checker.workdir.relative_to(run.repo).as_posix()
     check = supportfiles.Check(run.settings.check, folder, run.checker.env)
-    return integrity.helpers(run.repo, run.state.start_sha, _failing_files(seen), imported, check)
+    found = integrity.helpers(run.repo, run.state.start_sha, _failing_files(seen), imported, check)
+    return found | failchains.supports(seen, is_test_file)
 
 
 def _unimported_since(
