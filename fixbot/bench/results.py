@@ -101,6 +101,10 @@ class Options(BaseModel):
     request_timeout: Annotated[float, Field(gt=0)] = 180.0  # seconds for one model request
     budget: Budget = Field(default_factory=lambda: Budget())
     requests_dir: Path | None = None  # each case's first request is written there as <id>.txt
+    # fixbot's own first check alone says whether a case fails at the start (`fixbot.bench.run.
+    # run_case`, fixbot's runners only): no plain check of the prepared tree before the run, for a
+    # caller that checks that tree's failure itself (tests/bench/test_run_corpus.py's --verify)
+    start_by_engine: bool = False
 
 
 class CaseResult(BaseModel):

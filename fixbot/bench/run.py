@@ -3,8 +3,10 @@
 Each case runs in a worker process of its own (`run_all`, `--jobs` at a time: the engine takes
 SIGTERM in its main thread, and a case's model recording and scripted server stay in its
 process). The check first runs on a copy of the prepared tree: a case whose check passes there
-has nothing to fix and is graded `never-failed` without running anyone. Otherwise a run works
-in a throwaway copy of the prepared repository, through `fixbot.run.engine.run` (the path
+has nothing to fix and is graded `never-failed` without running anyone (with
+`Options.start_by_engine`, fixbot's runners skip that run: fixbot's own first check decides,
+and a run that ends `passed` on a tree whose plain check passes is `never-failed`). Otherwise a
+run works in a throwaway copy of the prepared repository, through `fixbot.run.engine.run` (the path
 `fixbot run` takes), with the case's budget as the run's own budget settings (attempts, tokens,
 USD, seconds). Its final tree is then graded in a second copy:
 
@@ -48,6 +50,9 @@ from fixbot.bench.runners import RUNNERS
 from fixbot.core.secrets import DEFAULT_STATE_DIR
 
 __all__ = ["Budget", "CaseResult", "Grade", "Job", "Options", "Runner", "run_all", "run_case"]
+
+
+NEVER_FAILED_WHY = "the check passes on the prepared tree: there is nothing to fix"
 
 
 def default_jobs() -> int:
@@ -96,22 +101,40 @@ def run_case(job: Job, runner: Runner, options: Options) -> CaseResult:
         work = Path(tmp)
         start = time.monotonic()
         try:
-            if runner is not Runner.LOCALIZE and not fails_at_start(job, work):
-                why = "the check passes on the prepared tree: there is nothing to fix"
-                result = make_result(job, runner, Grade.NEVER_FAILED, reason=why)
+            if _checks_start(runner, options) and not fails_at_start(job, work):
+                result = make_result(job, runner, Grade.NEVER_FAILED, reason=NEVER_FAILED_WHY)
             else:
                 result = RUNNERS[runner](job, options, work)
         except (ValueError, OSError) as exc:
             result = make_result(job, runner, Grade.ERROR, reason=str(exc))
         if result.grade not in (Grade.ERROR, Grade.MEASURED, Grade.NEVER_FAILED):
-            check_ok, hidden_ok, notes = grade(job, work / "repo", work)
-            result.check_passes, result.hidden_passes = check_ok, hidden_ok
-            claimed = result.outcome if runner.claims else None
-            result.grade = verdict(check_ok, hidden_ok, claimed)
-            result.notes = [*result.notes, *notes]
+            _grade(job, runner, work, result, options.start_by_engine and runner.claims)
         result.wall_s = round(time.monotonic() - start, 2)
         result.over_budget = over_budget(result, options.budget)
         return result
+
+
+def _checks_start(runner: Runner, options: Options) -> bool:
+    """Whether `run_case` runs the check on the prepared tree before `runner`: not for the
+    localizer, nor for fixbot's runners under `options.start_by_engine` (fixbot's own first
+    check decides)."""
+    if runner is Runner.LOCALIZE:
+        return False
+    return not (options.start_by_engine and runner.claims)
+
+
+def _grade(job: Job, runner: Runner, work: Path, result: CaseResult, engine_judged: bool) -> None:
+    """Grade the run's final tree into `result`. When fixbot's first check judged the start
+    (`engine_judged`) and fixbot ended `passed`, the final tree is the prepared one, unchanged:
+    its plain check passing there is `never-failed`, as `fails_at_start` would have found; its
+    failing there is graded as before (`escalated`)."""
+    check_ok, hidden_ok, notes = grade(job, work / "repo", work)
+    result.check_passes, result.hidden_passes = check_ok, hidden_ok
+    claimed = result.outcome if runner.claims else None
+    result.grade = verdict(check_ok, hidden_ok, claimed)
+    result.notes = [*result.notes, *notes]
+    if engine_judged and check_ok and result.outcome == "passed":
+        result.grade, result.reason = Grade.NEVER_FAILED, NEVER_FAILED_WHY
 
 
 def over_budget(result: CaseResult, budget: Budget) -> list[str]:

@@ -33,6 +33,13 @@ def test_a_case_whose_check_never_fails_is_graded_never_failed_not_fixed(tmp_pat
         result = run_case(job, runner, Options())
         assert result.grade is Grade.NEVER_FAILED, (runner, result.grade, result.reason)
         assert result.model_calls == 0 and "passes on the prepared tree" in result.reason
+        assert result.outcome == ""  # judged before fixbot ran
+    # fixbot's own first check judging the start (the corpus test's way): the same grade (the
+    # deterministic runner: the oracle's reference fix no longer applies to this fixed tree)
+    judged = run_case(job, Runner.DETERMINISTIC, Options(start_by_engine=True))
+    assert judged.grade is Grade.NEVER_FAILED, (judged.grade, judged.reason)
+    assert judged.model_calls == 0 and "passes on the prepared tree" in judged.reason
+    assert judged.outcome == "passed" and judged.check_passes  # fixbot ran, and the plain check
     assert run_case(job, Runner.LOCALIZE, Options()).grade is Grade.NEVER_FAILED
 
 

@@ -19,7 +19,9 @@ spawned worker process (`pool`), as a shard's cases shared `run_all`'s.
 cases' claims without the engine: the check fails with its `expect` text on the prepared tree,
 the reference fix makes it pass, the hidden tests pass on the fixed tree), so that a broken case
 is reported as the corpus's problem, not as fixbot's. The oracle's grade holds the same claims on
-its own: a case whose check passes before any fix is graded `never-failed`, not `fixed`.
+its own: a case whose check passes before any fix is graded `never-failed`, not `fixed` (judged
+by fixbot's own first check, `Options.start_by_engine`: the plain run of the check on the
+prepared tree is the `--verify` test's, with its `expect` text, not run a second time here).
 
 A case this machine cannot prepare (no network, no Python 3.8, no Go or cargo for the user)
 skips outside CI, saying so, and the rest of its shard runs (the shard's floor is then not
@@ -250,7 +252,10 @@ def test_the_oracle_fixes_the_case_with_no_false_alarm_and_its_shard_holds_the_f
             raise
         _record(records, case, None, left=f"{case.id}: {error}")
         pytest.skip(f"{case.id}: {error}")
-    result = pool.submit(run_case, job, Runner.ORACLE, Options()).result()
+    # fixbot's own first check judges the start (no plain check of the tree before it): the
+    # check failing there, plain, with its `expect` text, is test_the_case_holds_under_verify's
+    options = Options(start_by_engine=True)
+    result = pool.submit(run_case, job, Runner.ORACLE, options).result()
     _record(records, case, result)
     shortfall = _floor_problem(records, shard_of(case))
     assert result.grade is Grade.FIXED, result.reason
