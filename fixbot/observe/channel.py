@@ -2,7 +2,8 @@
 environment that loads it into every pytest of a check, and the reader of its stream.
 
 `Channel.open(watch)` copies `pytest_plugin.py` (and its parts beside it, `<module>_<part>`,
-`PARTS`: `bodies.py`, `calls.py`, `hooks.py`, `collection.py`, `operands.py` (with `reading.py`,
+`PARTS`: `bodies.py`, `calls.py`, `known.py` (the known-answer test's function), `hooks.py`,
+`collection.py`, `operands.py` (with `reading.py`,
 `failed.py`, `followed.py`, `jumps.py`, `shapes.py`, `library.py` and `libreach.py`, `truth.py`,
 `failedtruth.py`, `unstored.py` and its `closures.py`, `classbody.py` and `storing.py`,
 `contents.py` and `bytecode.py`), `watch.py` (with `dunders.py`, `classes.py`, `holds.py`,
@@ -92,6 +93,7 @@ PARTS = tuple(
         "identities",
         "integrity",
         "jumps",
+        "known",
         "library",
         "libreach",
         "modulecode",
