@@ -24,7 +24,6 @@ from types import (
 )
 from typing import Any
 
-KNOWN = "fixbot_known_answer"  # the known-answer test's name and the text of its failure
 COMPARISONS = ("__eq__", "__ne__")
 # the project instances whose holder is looked for, and the items of a container handed back
 # that are asked, per watched test (the values themselves are bounded by `watch.MAX_HANDED`,
@@ -160,11 +159,6 @@ def _globals_read(function: Any) -> dict[str, int]:
         names.update(current.co_names)
         stack.extend(c for c in current.co_consts if hasattr(c, "co_names"))
     return {name: id(namespace[name]) for name in names if name in namespace}
-
-
-def _must_fail() -> None:
-    """The known-answer test: it fails, whatever the code under test does."""
-    raise AssertionError(KNOWN + ": this test must fail")
 
 
 _SLOT = object()  # marks a comparison slot noted by `_aliased` (no instance was seen)

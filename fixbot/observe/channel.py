@@ -2,7 +2,8 @@
 environment that loads it into every pytest of a check, and the reader of its stream.
 
 `Channel.open(watch)` copies `pytest_plugin.py` (and its parts beside it, `<module>_<part>`,
-`PARTS`: `bodies.py`, `calls.py`, `hooks.py`, `collection.py`, `operands.py` (with `reading.py`,
+`PARTS`: `bodies.py`, `calls.py`, `known.py` (the known-answer test's function), `hooks.py`,
+`collection.py`, `operands.py` (with `reading.py`,
 `failed.py`, `followed.py`, `jumps.py`, `shapes.py`, `library.py` and `libreach.py`, `truth.py`,
 `failedtruth.py`, `unstored.py` and its `closures.py`, `classbody.py` and `storing.py`,
 `contents.py` and `bytecode.py`), `watch.py` (with `dunders.py`, `classes.py`, `holds.py`,
@@ -19,6 +20,8 @@ parts beside it, `UNITTEST_PARTS`: `unittest_machinery.py`, as `<module>_unittes
 `unittest_asserts.py`, as `<module>_unittest_asserts`, and
 `unittest_watch.py`, as `<module>_unittest_watch`, `unittest_equal.py`, as
 `<module>_unittest_equal`, and `unittest_asserter.py`, as `<module>_unittest_asserter`;
+`unittest_gate.py`, as `<module>_unittest_gate`, which `startup.py` asks first whether the
+process is a unittest run, so that no other process compiles the observer;
 it also imports the plugin's `bodies.py`, `identities.py`, `reach.py`, `calls.py` and
 `modulecode.py`, copied as `PARTS`)
 from fixbot's installation into a fresh folder
@@ -90,6 +93,7 @@ PARTS = tuple(
         "identities",
         "integrity",
         "jumps",
+        "known",
         "library",
         "libreach",
         "modulecode",
@@ -129,6 +133,7 @@ UNITTEST_PARTS = tuple(
         "unittest_asserter",
         "unittest_seen",
         "unittest_failers",
+        "unittest_gate",
     )
 )
 STARTUP = Path(__file__).with_name("startup.py")

@@ -144,6 +144,7 @@ shapes = _sibling("shapes")  # the shape of a compared operand's type
 truth = _sibling("truth")  # a bare assertion's truth test, read as a comparison
 failedtruth = _sibling("failedtruth")  # the truth test a failing bare assertion made
 modulecode = _sibling("modulecode")  # the module code each work-tree file ran: those imported
+known = _sibling("known")  # the known-answer test's function, alone in its file
 # the parts the hooks of the observer's other parts use, given to them
 _PARTS = SimpleNamespace(
     calls=calls,
@@ -166,7 +167,7 @@ def _parts() -> list[ModuleType]:
     parts = [around, bodies, calls, collection, identities, operands, integrity, profiler]
     later = [sender, shapes, _sibling("library"), _sibling("libreach"), _sibling("classes")]
     found = [here, *parts, *later, _sibling("reach"), _sibling("bytecode"), failed, truth]
-    found += [_sibling("sourced"), modulecode]
+    found += [_sibling("sourced"), modulecode, known]
     last = [failedtruth, _sibling("bracket"), _sibling("followed"), _sibling("jumps")]
     unread, unstored, holds = _sibling("unread"), _sibling("unstored"), _sibling("holds")
     held = [unread, unstored, _sibling("closures"), holds, _sibling("contents")]
@@ -249,7 +250,7 @@ def _asker(send: Callable[[dict[str, Any]], None], state: dict[str, Any]) -> Cal
             runner = sys.modules["_pytest.runner"]
             if state["anchor"] is None:
                 raise LookupError("no test module")
-            item = make(state["anchor"], name="test_" + calls.KNOWN, callobj=calls._must_fail)
+            item = make(state["anchor"], name="test_" + known.KNOWN, callobj=known.must_fail)
         except Exception:
             send({"k": "known", "at": at, "o": "unavailable"})
             return
@@ -257,7 +258,7 @@ def _asker(send: Callable[[dict[str, Any]], None], state: dict[str, Any]) -> Cal
             call = runner.CallInfo.from_call(item.runtest, "call")
             report = item.ihook.pytest_runtest_makereport(item=item, call=call)
             outcome = str(report.outcome)
-            if outcome == "failed" and calls.KNOWN not in str(report.longrepr):
+            if outcome == "failed" and known.KNOWN not in str(report.longrepr):
                 outcome = "failed otherwise"
         except Exception as error:  # the machinery broke on a plain test: say so
             outcome = "error: " + type(error).__name__

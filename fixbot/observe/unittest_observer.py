@@ -96,8 +96,7 @@ VARIABLE = "FIXBOT_OBSERVER"  # the channel's descriptors, as the pytest plugin 
 RUNNER = "unittest"
 HIGH_FD = 700  # the records' descriptor is copied at or above this number (close-on-exec)
 PEEK_BYTES = 64 * 1024  # the settings channel peeked at (bytes): more than one line
-SCRIPT_BYTES = 1024 * 1024  # a script's text read for the word `unittest` (bytes)
-MODULES = ("unittest", "unittest.__main__")  # `python -m` of these is a unittest run
+GATE = "_unittest_gate"  # whether this is a unittest run, copied beside this as `<module>` + GATE
 PART = "_unittest_machinery"  # the fingerprints' part, copied beside this as `<module>` + PART
 RESULT = "_unittest_result"  # the result class's part (`_Watched`), copied beside it likewise
 COMPILED = "_unittest_compiled"  # the code each file was compiled to as imported, likewise
@@ -119,8 +118,9 @@ def load(module: str) -> bool:
 
 
 def _load(module: str) -> bool:
-    channel = _channel(os.environ.get(VARIABLE, ""))
-    mode = _mode() if channel is not None else None
+    gate = _gate(module)
+    channel = gate._channel(os.environ.get(VARIABLE, ""))
+    mode = gate._mode() if channel is not None else None
     settings = _peek(channel[0]) if channel is not None and mode is not None else None
     if channel is None or mode is None or settings is None:
         return False
@@ -168,6 +168,16 @@ def _load(module: str) -> bool:
     return True
 
 
+def _gate(module: str) -> Any:
+    """The observer's gate (`unittest_gate.py`, copied beside it as `<module>_unittest_gate`,
+    which `startup.py` asked first), or `fixbot.observe.unittest_gate` where this module is
+    fixbot's own."""
+    import importlib
+
+    package = __name__.rpartition(".")[0]
+    return importlib.import_module(package + ".unittest_gate" if package else module + GATE)
+
+
 def _imported(module: str) -> dict[str, Any]:
     """The observer's `PARTS`, each imported as `module` + part, out of `sys.modules` at once."""
     import importlib
@@ -184,61 +194,6 @@ def _root(given: Any) -> str:
     it), real, with a trailing separator; the current folder where it names none."""
     root = given if isinstance(given, str) and os.path.isdir(given) else os.getcwd()
     return os.path.join(os.path.realpath(root), "")
-
-
-def _channel(value: str) -> tuple[int, int] | None:
-    """The settings end and the records end `FIXBOT_OBSERVER` names, where each descriptor is
-    the socket it names by inode (a process that did not inherit them may hold other files
-    under those numbers); else None."""
-    try:
-        (given, given_ino), (out, out_ino) = (
-            (int(fd), int(ino)) for fd, _, ino in (part.partition(":") for part in value.split(","))
-        )
-        if (os.fstat(given).st_ino, os.fstat(out).st_ino) != (given_ino, out_ino):
-            return None
-    except (OSError, ValueError):
-        return None
-    return given, out
-
-
-def _command() -> list[str]:
-    """This process's command line, the interpreter first."""
-    given = getattr(sys, "orig_argv", None)
-    if given:
-        return list(given)
-    try:
-        with open("/proc/self/cmdline", "rb") as file:
-            return [w.decode("utf-8", "replace") for w in file.read().split(b"\0") if w]
-    except OSError:
-        return []
-
-
-def _module(words: list[str]) -> str | None:
-    """The module `words` (a command line, the interpreter first) runs with `-m` (`-m name`
-    or `-mname`), or None."""
-    if "-m" in words:
-        return words[at] if (at := words.index("-m") + 1) < len(words) else None
-    for word in words[1:]:
-        if word.startswith("-m"):
-            return word[2:]
-    return None
-
-
-def _mode() -> str | None:
-    """ "module" where this process is `python -m unittest`, "script" where it runs a script
-    whose text names `unittest`, else None (no unittest run of the observer's)."""
-    words = _command()
-    if sys.argv[:1] == ["-m"]:
-        return "module" if _module(words) in MODULES else None
-    script = sys.argv[0] if sys.argv else ""
-    if script in ("", "-c", "-") or not os.path.isfile(script):
-        return None
-    try:
-        with open(script, "rb") as file:
-            text = file.read(SCRIPT_BYTES)
-    except OSError:
-        return None
-    return "script" if b"unittest" in text else None
 
 
 def _peek(given: int) -> tuple[str, str, Any] | None:

@@ -294,3 +294,41 @@ def test_a_shim_runs_the_next_program_of_its_name_never_one_of_its_own_folder(
         assert set(channel_module.SHIMS) >= {"python", "python3", "python3.13", "pytest"}
     finally:
         opened.close()
+
+
+def _imported_at_start(tmp_path: Path, argv: list[str]) -> str:
+    """What `python -X importtime <argv>` in `tmp_path` reports importing, with the channel's
+    environment (the observer's folder first on PYTHONPATH: its `sitecustomize`)."""
+    opened = Channel.open([])
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    try:
+        done = subprocess.run(
+            [PROJECT_PYTHON, "-X", "importtime", *argv],
+            cwd=tmp_path,
+            env={**env, **opened.env(env)},
+            pass_fds=opened.fds,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    finally:
+        opened.close()
+    return done.stderr
+
+
+@pytest.mark.slow
+def test_a_process_that_is_no_unittest_run_never_imports_the_unittest_observer(
+    tmp_path: Path,
+) -> None:
+    """Every Python process of a check runs the observer's `sitecustomize`: one that is no
+    unittest run asks the small gate alone (`unittest_gate.py`) and neither imports nor
+    compiles the observer (some 400 lines, compiled from source in each process); a unittest
+    run imports both."""
+    (tmp_path / "test_one.py").write_text(
+        "import unittest\n\nclass T(unittest.TestCase):\n    def test_one(self):\n        pass\n"
+    )
+    silent = _imported_at_start(tmp_path, ["-c", "pass"])
+    assert "_unittest_gate" in silent
+    assert "_unittest_observer" not in silent
+    run = _imported_at_start(tmp_path, ["-m", "unittest", "-q", "test_one"])
+    assert "_unittest_gate" in run and "_unittest_observer" in run
