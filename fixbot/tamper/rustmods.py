@@ -20,10 +20,12 @@ of src/lib.rs's module, round 39's `modules!(checks)` writing `pub mod $name;`).
 
 Limits: `cfg`s are not evaluated (every declaration is read, a generous reading), nor a macro
 expanded (a `mod` it writes is found by its file alone, a `use` not at all); an `include!` is
-followed by a plain string literal. rustc's dep-info emission (through `cargo rustc`) names
-every file rustc read, macros and `include!` expanded (0.8 s offline for a crate without
-dependencies), but builds the dependencies and runs build scripts and procedural macros: the
-project's code, which this layer never runs (it would go through the commands' launcher).
+followed by a plain string literal (any other path, `OUT_DIR`'s aside: `Crates.unresolved`, which
+`fixbot.tamper.rustreach.included` fails safe on). rustc's dep-info emission (through
+`cargo rustc`) names every file rustc read, macros and `include!` expanded (0.8 s offline for
+a crate without dependencies), but builds the dependencies and runs build scripts and
+procedural macros: the project's code, which this layer never runs (it would go through the
+commands' launcher).
 """
 
 from __future__ import annotations
@@ -201,6 +203,7 @@ class Crates:
         self.libraries: dict[str, int] = {}  # a library's crate name: its root module
         self.exported = {p for p, text in self.texts.items() if "macro_export" in text}
         self.missing: set[str] = set()  # the files a declaration named that `texts` lacks
+        self.unresolved: set[str] = set()  # files with an `include!` of a path not spelled
         self._roots(texts)
         self._graft()
 
@@ -289,7 +292,8 @@ class Crates:
                 k = self._use(read, k, end, mid)
                 continue
             if words[k : k + 3] == ["include", "!", "("] and k + 3 < end:
-                self._included(mid, words[k + 3], where, read.inside[k])
+                given = words[k + 3 : closing(words, k + 2)]
+                self._included(mid, given, where, read.inside[k])
             if word == "mod" and k + 2 < end and read.kinds[k + 1] == "ident":
                 k = self._mod(read, k, end, mid, where)
             k += 1
@@ -325,15 +329,19 @@ class Crates:
         return max(after, k + 1)
 
     def _included(
-        self, mid: int, given: str, where: tuple[bool, tuple[str, ...]], test: bool
+        self, mid: int, words: list[str], where: tuple[bool, tuple[str, ...]], test: bool
     ) -> None:
-        """Read the file an `include!(given)` in module `mid` names (a string literal, relative
-        to the including file's folder) as that module's text: a module of its own whose items
-        `mid` sees through a glob (`use self::<include!path>::*`), its `super` one too high (a
-        generous reading)."""
-        if len(given) < 2 or given[0] != '"' or given[-1] != '"':
-            return
+        """Read the file an `include!` in module `mid` names (its tokens `words`: a string
+        literal, relative to the including file's folder) as that module's text: a module of
+        its own whose items `mid` sees through a glob (`use self::<include!path>::*`), its
+        `super` one too high (a generous reading). Any other path (`concat!`, `env!`) but one
+        under the build script's `OUT_DIR` puts the including file in `unresolved`."""
+        given = words[0] if words else ""
         module, (mod_rs, chain) = self.modules[mid], where
+        if len(given) < 2 or given[0] != '"' or given[-1] != '"':
+            if '"OUT_DIR"' not in words:  # the build script's output: configuration
+                self.unresolved.add(module.path)
+            return
         path = posixpath.normpath(posixpath.join(posixpath.dirname(module.path), given[1:-1]))
         name = f"include!{path}"
         if name in module.children:

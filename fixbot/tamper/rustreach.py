@@ -12,13 +12,15 @@ and the files `Crates._graft` would graft (a `.rs` file in a folder a module's c
 found in), round after round until nothing new is named. A file no tree reaches is never
 read, whatever its depth. Where the cap still cuts (`MAX_CRATE_FILES` `.rs` files,
 `MAX_MANIFESTS` manifests), the verdict fails safe: `rust-test-changed`, not verified
-(`unread`), rather than a reading of fewer files.
+(`unread`), rather than a reading of fewer files. Round 43: the trees are read for any change,
+and an `include!` through a path no literal spells (`concat!(env!("CARGO_MANIFEST_DIR"), ..)`)
+makes a changed file no reading read not verified either (`included`).
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
 from fixbot.tamper import rustmods, rusttargets
@@ -95,7 +97,8 @@ def _first(paths: Iterable[str], room: int) -> tuple[list[str], str]:
 
 
 def _tree_changed(changed: list[str]) -> bool:
-    return any(path.endswith(".rs") or _manifest(path) for path in changed)
+    """Any change: a `.rs` file, a manifest, or a file an `include!` may read (`included`)."""
+    return bool(changed)
 
 
 def _follow(texts: dict[str, str], wanted: set[str], listed: set[str], read: Reader) -> str:
@@ -118,7 +121,7 @@ def reach(changed: Iterable[str], listed: Iterable[str], read: Reader) -> Reach:
     path: its text): every manifest, the changed `.rs` files (`changed`), the targets' roots
     and what their module trees declare or graft, round after round, at most
     `MAX_CRATE_FILES` `.rs` files and `MAX_MANIFESTS` manifests (`Reach.cut`: the first left);
-    the manifests alone where `changed` holds no `.rs` file and no manifest."""
+    the manifests alone where `changed` is empty."""
     paths, changed = set(listed), list(changed)
     manifests, cut = _first((p for p in paths if _manifest(p)), MAX_MANIFESTS)
     texts = {path: read(path) for path in manifests}
@@ -140,3 +143,25 @@ def unread(changes: Iterable[Change], cut: str) -> list[Cheat]:
         f"{MAX_MANIFESTS} manifests; {cut} unread): what the tests reach is not known"
     )
     return [Cheat("rust-test-changed", rust[0], what)]
+
+
+def included(changes: Iterable[Change], texts: Mapping[str, str]) -> list[Cheat]:
+    """`rust-test-changed`, not verified, where a file the crates' module trees reach (`texts`,
+    path: the start's text) includes one through a path fixbot does not resolve (an `include!`
+    of no string literal, none under `OUT_DIR`: `rustmods.Crates.unresolved`, round 43's
+    `include!(concat!(env!("CARGO_MANIFEST_DIR"), "/checks.in"))`) and the fix changed a file
+    that is no `.rs` file, no manifest and none read: that file may be the one included, the
+    tests' code."""
+    other = sorted(
+        c.path
+        for c in changes
+        if not c.path.endswith(".rs") and not _manifest(c.path) and c.path not in texts
+    )
+    unresolved = sorted(rustmods.Crates(texts).unresolved) if other else []
+    if not unresolved:
+        return []
+    what = (
+        f"{unresolved[0]} includes a file through a path fixbot does not resolve (an `include!` "
+        f"of no string literal): {other[0]}, which the fix changed, may be it"
+    )
+    return [Cheat("rust-test-changed", other[0], what)]

@@ -159,3 +159,48 @@ def test_a_dependencys_source_changed_is_configuration(
 def test_the_path_dependency_re_pointed_is_configuration() -> None:
     """Round 42: the fix's Cargo.toml points `checks` at vendor/checks, an emptied copy."""
     assert any("config-changed in Cargo.toml" in f for f in found(WORKSPACE, dict(REPOINTED)))
+
+
+INCLUDING = {
+    "Cargo.toml": CARGO,
+    "README.md": "app\n",
+    "checks.in": "pub fn check(a: i32, b: i32) {\n    assert_eq!(a, b);\n}\n",
+    "src/lib.rs": "pub mod checks {\n"
+    '    include!(concat!(env!("CARGO_MANIFEST_DIR"), "/checks.in"));\n}\n'
+    "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("include", "fix", "named"),
+    [
+        # round 43: the included file emptied, reached through a path no literal spells
+        ('concat!(env!("CARGO_MANIFEST_DIR"), "/checks.in")', "checks.in", True),
+        # any file no reading read may be the one included: a README too (fails safe)
+        ('concat!(env!("CARGO_MANIFEST_DIR"), "/checks.in")', "README.md", True),
+        # the build script's output (its configuration's rules judge build.rs): no finding
+        ('concat!(env!("OUT_DIR"), "/checks.rs")', "checks.in", False),
+        # a literal path is read as the module's text (round 39): not unresolved
+        ('"../checks.in"', "README.md", False),
+    ],
+)
+def test_a_file_included_through_a_path_not_spelled_is_not_verified(
+    include: str, fix: str, named: bool
+) -> None:
+    """An `include!` the reader cannot resolve in a file the module trees reach, and a fix
+    that changed a file no reading read: `rust-test-changed` naming that file
+    (`rustreach.included`); a fix of the `.rs` code beside it is no finding."""
+    start = {
+        **INCLUDING,
+        "src/lib.rs": INCLUDING["src/lib.rs"].replace(
+            'concat!(env!("CARGO_MANIFEST_DIR"), "/checks.in")', include
+        ),
+    }
+    changes = [Change(fix, start[fix], start[fix] + "// changed\n")]
+    read = reach([fix], start, start.__getitem__)
+    got = [str(c) for c in rustreach.included(changes, read.texts)]
+    assert bool(got) is named, got
+    assert not named or f"rust-test-changed in {fix}" in got[0]
+    code = [Change("src/lib.rs", start["src/lib.rs"], start["src/lib.rs"] + "// fixed\n")]
+    read = reach(["src/lib.rs"], start, start.__getitem__)
+    assert rustreach.included(code, read.texts) == []
