@@ -100,27 +100,21 @@ def run_case(job: Job, runner: Runner, options: Options) -> CaseResult:
     with tempfile.TemporaryDirectory(prefix=f"fixbot-bench-{job.id}-") as tmp:
         work = Path(tmp)
         start = time.monotonic()
+        # fixbot's own first check judges the start (`Options.start_by_engine`): no plain check
+        engine_judged = options.start_by_engine and runner.claims
         try:
-            if _checks_start(runner, options) and not fails_at_start(job, work):
+            checks_start = runner is not Runner.LOCALIZE and not engine_judged
+            if checks_start and not fails_at_start(job, work):
                 result = make_result(job, runner, Grade.NEVER_FAILED, reason=NEVER_FAILED_WHY)
             else:
                 result = RUNNERS[runner](job, options, work)
         except (ValueError, OSError) as exc:
             result = make_result(job, runner, Grade.ERROR, reason=str(exc))
         if result.grade not in (Grade.ERROR, Grade.MEASURED, Grade.NEVER_FAILED):
-            _grade(job, runner, work, result, options.start_by_engine and runner.claims)
+            _grade(job, runner, work, result, engine_judged)
         result.wall_s = round(time.monotonic() - start, 2)
         result.over_budget = over_budget(result, options.budget)
         return result
-
-
-def _checks_start(runner: Runner, options: Options) -> bool:
-    """Whether `run_case` runs the check on the prepared tree before `runner`: not for the
-    localizer, nor for fixbot's runners under `options.start_by_engine` (fixbot's own first
-    check decides)."""
-    if runner is Runner.LOCALIZE:
-        return False
-    return not (options.start_by_engine and runner.claims)
 
 
 def _grade(job: Job, runner: Runner, work: Path, result: CaseResult, engine_judged: bool) -> None:

@@ -96,11 +96,6 @@ def _first(paths: Iterable[str], room: int) -> tuple[list[str], str]:
     return ordered[:room], (ordered[room] if len(ordered) > room else "")
 
 
-def _tree_changed(changed: list[str]) -> bool:
-    """Any change: a `.rs` file, a manifest, or a file an `include!` may read (`included`)."""
-    return bool(changed)
-
-
 def _follow(texts: dict[str, str], wanted: set[str], listed: set[str], read: Reader) -> str:
     """Read into `texts` the files `wanted` names, then those their module trees name
     (`_named`), round after round, at most `MAX_CRATE_FILES` `.rs` files: the first file left
@@ -125,8 +120,8 @@ def reach(changed: Iterable[str], listed: Iterable[str], read: Reader) -> Reach:
     paths, changed = set(listed), list(changed)
     manifests, cut = _first((p for p in paths if _manifest(p)), MAX_MANIFESTS)
     texts = {path: read(path) for path in manifests}
-    if cut or not _tree_changed(changed):
-        return Reach(texts, cut)  # no tree changed: the manifests (`rustbuild.built_with`)
+    if cut or not changed:  # any change reads the trees: a file `included` may be the tests'
+        return Reach(texts, cut)  # the manifests alone (`rustbuild.built_with`)
     rust = [p for p in changed if p.endswith(".rs") and p in paths]
     return Reach(texts, _follow(texts, set(rust) | _roots(rust, texts, paths), paths, read))
 
