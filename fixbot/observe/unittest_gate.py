@@ -65,14 +65,29 @@ def _module(words: list[str]) -> str | None:
     return None
 
 
+def _program(words: list[str]) -> str:
+    """The program text `words` (a command line, the interpreter first) runs with `-c` (`-c
+    text` or `-ctext`, the first such word), or ""."""
+    for at, word in enumerate(words[1:], 1):
+        if word == "-c":
+            return words[at + 1] if at + 1 < len(words) else ""
+        if word.startswith("-c"):
+            return word[2:]
+    return ""
+
+
 def _mode() -> str | None:
-    """ "module" where this process is `python -m unittest`, "script" where it runs a script
-    whose text names `unittest`, else None (no unittest run of the observer's)."""
+    """ "module" where this process is `python -m unittest`, "script" where it runs a script,
+    or a `-c` program, whose text names `unittest` (round 44: `python -c "import unittest;
+    unittest.main(module='test_app')"` ran unobserved, its exit code trusted), else None (no
+    unittest run of the observer's)."""
     words = _command()
     if sys.argv[:1] == ["-m"]:
         return "module" if _module(words) in MODULES else None
     script = sys.argv[0] if sys.argv else ""
-    if script in ("", "-c", "-") or not os.path.isfile(script):
+    if script == "-c":
+        return "script" if "unittest" in _program(words) else None
+    if script in ("", "-") or not os.path.isfile(script):
         return None
     try:
         with open(script, "rb") as file:

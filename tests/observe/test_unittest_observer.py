@@ -133,6 +133,20 @@ def test_a_script_calling_unittest_main_is_observed(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_a_program_given_by_minus_c_calling_unittest_main_is_observed(tmp_path: Path) -> None:
+    """Round 44: `python -c "import unittest; unittest.main(module=...)"` is a unittest run
+    (the gate reads a `-c` program's text as a script's); one naming no unittest is not."""
+    (tmp_path / "test_t.py").write_text(TESTS)
+    program = "import unittest; unittest.main(module='test_t')"
+    done, seen, _ = run(tmp_path, PROJECT_PYTHON, "-c", program)
+    assert done.returncode == 1
+    assert {t.replace("__main__.", "test_t."): o for t, o in seen.tests.items()} == OUTCOMES
+    assert (seen.sessions, seen.ended) == (1, 1) and f"Ran {seen.ran} tests" in done.stderr
+    done, seen, left = run(tmp_path, PROJECT_PYTHON, "-c", "print('plain')")
+    assert done.returncode == 0 and seen.sessions == 0 and left == lines_given()
+
+
+@pytest.mark.slow
 def test_a_plain_script_streams_nothing_and_takes_no_settings_line(tmp_path: Path) -> None:
     for name, text in {"plain.py": SHOW, "named.py": "import unittest.mock\n" + SHOW}.items():
         (tmp_path / name).write_text(text)
