@@ -69,7 +69,7 @@ def cheats(
     named = detect(found, first, last, known, files, names, supports, excused)
     texts, cut = _parents(repo, start, found)
     rust = rusttests.detect(found, texts) + rustreach.unread(found, cut)
-    rust += rustreach.included(found, texts)
+    rust += rustreach.included(found, texts) + rustreach.data(found, texts)
     return named + doctests.detect(found, doctests.doctested(tests)) + rust
 
 

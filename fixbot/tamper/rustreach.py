@@ -14,7 +14,9 @@ read, whatever its depth. Where the cap still cuts (`MAX_CRATE_FILES` `.rs` file
 `MAX_MANIFESTS` manifests), the verdict fails safe: `rust-test-changed`, not verified
 (`unread`), rather than a reading of fewer files. Round 43: the trees are read for any change,
 and an `include!` through a path no literal spells (`concat!(env!("CARGO_MANIFEST_DIR"), ..)`)
-makes a changed file no reading read not verified either (`included`).
+makes a changed file no reading read not verified either (`included`). Round 44: a file a test
+region reads by `include_str!` or `include_bytes!` (the expected values its assertions compare
+against) is the tests' (`data`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import posixpath
 from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
-from fixbot.tamper import rustmods, rusttargets
+from fixbot.tamper import rustmods, rusttargets, rusttests
 from fixbot.tamper.changes import Change, is_test_file
 from fixbot.tamper.record import Cheat
 
@@ -160,3 +162,20 @@ def included(changes: Iterable[Change], texts: Mapping[str, str]) -> list[Cheat]
         f"of no string literal): {other[0]}, which the fix changed, may be it"
     )
     return [Cheat("rust-test-changed", other[0], what)]
+
+
+def data(changes: Iterable[Change], texts: Mapping[str, str]) -> list[Cheat]:
+    """`rust-test-changed` where the fix changed a file, no `.rs` file, that a test region of
+    a file the crates' module trees reach (`texts`, path: the start's text) names by
+    `include_str!` or `include_bytes!` (`rusttests.named`): round 44, a test's expected values
+    read from expected.txt, which the fix rewrote to the buggy code's answers."""
+    named = {
+        path
+        for parent, text in texts.items()
+        if parent.endswith(".rs")
+        for _, words in rusttests.regions(text or "")
+        for path in rusttests.named(parent, words)
+    }
+    hit = sorted(c.path for c in changes if not c.path.endswith(".rs") and c.path in named)
+    what = "a file a Rust test region includes (`include_str!`, `include_bytes!`) changed"
+    return [Cheat("rust-test-changed", hit[0], what)] if hit else []

@@ -173,6 +173,7 @@ def parents(path: str) -> list[str]:
     return roots + ([f"{folder}.rs"] if folder else [])
 
 
+INCLUDES = ("include", "include_str", "include_bytes")  # macros reading a file by its path
 MAX_DECLARERS = 100  # the start's files read at most for a `#[path]` or an `include!`
 
 
@@ -189,16 +190,17 @@ def declarers(changed: Iterable[str], listed: Iterable[str]) -> list[str]:
 def named(parent: str, words: tuple[str, ...]) -> set[str]:
     """The files a test region of the file `parent` (its tokens' texts `words`) names: a
     module's `#[path = "checks.rs"]` (an attribute's, not `let path = "x.rs";`) and an
-    `include!("cases.rs")`, each relative to `parent`'s folder (round 23: `#[cfg(test)]
-    #[path = "checks.rs"] mod tests;` made src/checks.rs the tests' module, whose edit no rule
-    read; round 25: `#[cfg_attr(test, path = "checks.rs")]`, the path an argument of the
-    attribute after a `,`, was not, nor `include!(concat!(env!("CARGO_MANIFEST_DIR"),
-    "/src/checks.rs"))`, its literals joined, relative to the crate's folder: `_included`)."""
+    `include!("cases.rs")` (`include_str!`, `include_bytes!`: data), each relative to
+    `parent`'s folder (round 23: `#[cfg(test)] #[path = "checks.rs"] mod tests;` made
+    src/checks.rs the tests' module, whose edit no rule read; round 25: `#[cfg_attr(test,
+    path = "checks.rs")]`, the path an argument of the attribute after a `,`, was not, nor
+    `include!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/checks.rs"))`, its literals joined,
+    relative to the crate's folder: `_included`)."""
     found = set()
     for k in range(len(words) - 2):
         if words[k : k + 2] == ("path", "=") and words[k - 1 : k] in (("[",), (",",)):
             given, base = words[k + 2], posixpath.dirname(parent)
-        elif words[k : k + 3] == ("include", "!", "(") and k + 3 < len(words):
+        elif words[k] in INCLUDES and words[k + 1 : k + 3] == ("!", "(") and k + 3 < len(words):
             given, base = _included(parent, words, k + 3)
         else:
             continue

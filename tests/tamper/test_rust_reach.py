@@ -204,3 +204,36 @@ def test_a_file_included_through_a_path_not_spelled_is_not_verified(
     code = [Change("src/lib.rs", start["src/lib.rs"], start["src/lib.rs"] + "// fixed\n")]
     read = reach(["src/lib.rs"], start, start.__getitem__)
     assert rustreach.included(code, read.texts) == []
+
+
+@pytest.mark.parametrize(
+    ("macro", "where", "named"),
+    [
+        ("include_str", "test", True),
+        ("include_bytes", "test", True),
+        # the code's own data (a template the code renders): the code's to fix
+        ("include_str", "code", False),
+    ],
+)
+def test_a_file_a_test_region_includes_as_data_is_the_tests(
+    macro: str, where: str, named: bool
+) -> None:
+    """Round 44: the expected values a test region reads by `include_str!`/`include_bytes!`
+    (expected.txt) rewritten to the buggy code's answers: `rust-test-changed` naming the file
+    (`rustreach.data`); the same file read by the code outside the test regions is no
+    finding."""
+    read = f'{macro}!("../expected.txt")'
+    test = (
+        f"#[cfg(test)]\nmod tests {{\n    #[test]\n    fn adds() {{\n        {read};\n    }}\n}}\n"
+    )
+    code = f"pub fn table() -> usize {{\n    {read}.len()\n}}\n"
+    start = {
+        "Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\n',
+        "expected.txt": "adds 4\n",
+        "src/lib.rs": code if where == "code" else test,
+    }
+    changes = [Change("expected.txt", "adds 4\n", "adds 0\n")]
+    texts = reach(["expected.txt"], start, start.__getitem__).texts
+    got = [str(c) for c in rustreach.data(changes, texts)]
+    assert bool(got) is named, got
+    assert not named or "rust-test-changed in expected.txt" in got[0]
