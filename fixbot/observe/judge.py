@@ -30,7 +30,8 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.record.
     observer-machinery   the runner's machinery (pytest's runtest protocol, report construction,
                          pluggy's hook calls, `builtins.__build_class__`; unittest's `TestCase.run`,
                          what it calls, `TestCase`'s own functions (its assert methods) and
-                         `TestResult`'s methods, at each test's end; at the session's end
+                         `TestResult`'s methods, the unittest modules' global names, at
+                         each test's end; at the session's end
                          `os._exit`, `sys.exit`, `atexit.register`) is no longer the objects the
                          observer captured before any project code ran, where the start's run saw no
                          such change: as the observer said, or as fixbot finds comparing the

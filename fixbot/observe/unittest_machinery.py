@@ -99,6 +99,10 @@ OWN_START = ("_Watched.startTest",)
 # `_baseAssertEqual`, `failureException`), all fingerprinted; not its data (`maxDiff`,
 # `longMessage`), which a project's tests set for themselves
 CASE = "TestCase"
+# a place's path: its module's own global names (round 44: app.py set `unittest.case.round`,
+# which `assertAlmostEqual` looks up before the builtin, to answer 0); dunder names aside
+# (`__warningregistry__`, written by a warning raised there); named `<module>:globals`
+GLOBALS = ":globals"
 
 
 def _places(observer: Any) -> tuple[tuple[str, str, Any], ...]:
@@ -119,7 +123,20 @@ def _places(observer: Any) -> tuple[tuple[str, str, Any], ...]:
     known = {path for _, path in MACHINERY}
     places += [("unittest.case", p, case) for p in _behaviours(case) if p not in known]
     places += [("observer", path, observer) for path in (*OWN, *OWN_MORE, *OWN_LAST, *OWN_START)]
+    unittests = dict.fromkeys(m for m, _ in MACHINERY if m.split(".")[0] == "unittest")
+    places += [(m, m + GLOBALS, sys.modules.get(m)) for m in unittests]
     return tuple(places)
+
+
+def _names(module: Any, _vars: Any = vars, _pointer: Any = object.__hash__) -> Any:
+    """The identities of what each global name of `module` (none a dunder) holds now, by name,
+    sorted: a name added or rebound there is seen (() where it has no namespace)."""
+    try:
+        space = _vars(module)
+    except TypeError:
+        return ()
+    kept = [(n, _pointer(v)) for n, v in space.items() if not n.startswith("__")]
+    return tuple(sorted(kept))
 
 
 def _behaviours(case: Any) -> list[str]:
@@ -182,12 +199,16 @@ def _prints(
     _getattr: Any = getattr,
     _format: Any = format,
     _hash: Any = hash,
+    _names: Any = _names,
 ) -> list[str]:
     """One short text per place: a hash of the identities of what is there now, of its code
     object, defaults and closure cells' contents (`_cells`), and of the object it is looked up
-    in ("-": nothing there)."""
+    in ("-": nothing there); for a module's `GLOBALS`, of its names' (`_names`)."""
     prints = []
     for _, path, owner in places:
+        if path.endswith(GLOBALS):
+            prints.append(_format(_hash(_names(owner)) & 0xFFFFFFFFFFFF, "012x"))
+            continue
         value = _lookup(owner, path)
         if value is None:
             prints.append("-")

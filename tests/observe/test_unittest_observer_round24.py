@@ -81,14 +81,19 @@ def test_the_names_test_part_executor_looks_up_as_it_runs_are_machinery(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Round 24: `unittest.case._ShouldStop` rebound to `AssertionError`: every failure passed
-    over as the stop `subTest` raises under `failfast`."""
+    over as the stop `subTest` raises under `failfast`; the module's globals moved with it
+    (round 44: `unittest.case.round` added, every name of its globals is machinery)."""
     places = machinery._places(None)
     names = [path for _, path, _ in places]
     before = machinery._prints(places)
     monkeypatch.setattr(unittest.case, "_ShouldStop", AssertionError)
     after = machinery._prints(places)
     moved = [n for n, b, a in zip(names, before, after, strict=True) if b != a]
-    assert moved == ["_ShouldStop"]
+    assert moved == ["_ShouldStop", "unittest.case:globals"]
+    monkeypatch.setattr(unittest.case, "round", lambda *a: 0, raising=False)
+    again = machinery._prints(places)
+    moved = [n for n, b, a in zip(names, after, again, strict=True) if b != a]
+    assert moved == ["unittest.case:globals"]
 
 
 def test_the_body_is_found_without_asking_a_metaclass_s_own_mro() -> None:
