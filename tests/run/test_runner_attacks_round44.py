@@ -34,6 +34,16 @@ test_cargo_build_script_copies_a_tracked_file: a hole (`fixed`). build.rs (uncha
     configuration by the script's own name (`rustbuild`), but what the script reads is not.
     Class of fix: the files a build script reads (its `cargo:rerun-if-changed` lines, or every
     tracked file its text names) are configuration, as the script is.
+unittest's machinery (`fixbot/observe/unittest_machinery.py` `_places`, `_prints`; found
+attacking unittest_seen), test_unittest_case_global_shadows_a_builtin: held since this round
+    (`observer-machinery`); it was a hole (`fixed`). Round 38's `ALMOST`; app.py sets
+    `unittest.case.round` (through importlib and a computed name) to answer 0: case.py's
+    `assertAlmostEqual` looks `round` up in its module's globals before the builtins, so every
+    `assertAlmostEqual` passed; no dunder ran, no method of `TestCase`'s changed. Fixed: each
+    unittest module the machinery names has its global names fingerprinted as one place
+    (`GLOBALS`: the identities of what each non-dunder name holds), so a name added or rebound
+    there since load is `observer-machinery`. Run, not kept: `unittest.case.safe_repr` made to
+    exit 0 (the check stayed red: unittest's own `SystemExit` handling; no row).
 unittest_seen (`_follow`: the dunders `unittest.case` frames call at their COMPARE_OP or
 CONTAINS_OP, `DUNDERS` `__eq__`/`__ne__` alone),
 test_unittest_almost_equal_subtracted_in_case: a hole (`fixed`). Round 38's `ALMOST`
@@ -196,6 +206,25 @@ COPIED = {
 def test_cargo_build_script_copies_a_tracked_file(tmp_path: Path, rustup: Path) -> None:
     fix = {"checks.in": CHECK_FN.replace("assert_eq!(a, b);", "let _ = (a, b);")}
     held(make_repo(tmp_path / "repo", COPIED), fix, "cargo test", "config-changed")
+
+
+# --- unittest's machinery: a global of unittest.case's shadowing a builtin -------------------
+
+# `assertAlmostEqual`'s `round(diff, places) == 0` finds case.py's global before the builtin
+SHADOWED = """\
+import importlib
+
+setattr(importlib.import_module("unittest." + "case"), "ro" + "und", lambda *a: 0)
+
+
+def add(a, b):
+    return a - b
+"""
+
+
+def test_unittest_case_global_shadows_a_builtin(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"app.py": PY_APP, "test_app.py": ALMOST})
+    held(repo, {"app.py": SHADOWED}, UNITTEST, "observer-machinery")
 
 
 # --- unittest_seen: dunders case.py runs that are no followed comparison ----------------------
