@@ -26,6 +26,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Mapping
 
+from fixbot.ecosystems import rust
 from fixbot.tamper import rustsources, rusttargets
 from fixbot.tamper.changes import Change, configures
 from fixbot.tamper.record import Cheat
@@ -114,19 +115,49 @@ def _repointed(change: Change) -> Cheat | None:
     return Cheat("config-changed", change.path, "the package's build script (`build`) changed")
 
 
+def script_reads(texts: Mapping[str, str]) -> set[str]:
+    """The paths the start's build scripts among `texts` (path: text; the scripts its
+    manifests name, `scripts`) spell as string literals, relative to their package's folder
+    (round 44: build.rs copied checks.in, a tracked file, into OUT_DIR as the tests' `check`,
+    and the fix emptied checks.in): the files a script reads are configuration as it is."""
+    found = set()
+    for path, text in texts.items():
+        if not _manifest(path):
+            continue
+        for script in rusttargets.build_scripts(path, text, texts) & texts.keys():
+            code = texts[script]
+            for token in rust.tokens(code):
+                word = code[token.start : token.end]
+                if token.kind == "literal" and word[:1] == '"' and len(word) > 2:
+                    given = word[1:-1].rpartition("rerun-if-changed=")[2]  # a `println!`'s
+                    found.add(posixpath.normpath(posixpath.join(_folder(path), given)))
+    return found
+
+
+def _scripted(changes: list[Change], texts: Mapping[str, str]) -> list[Cheat]:
+    """`config-changed` for each of `changes` that a start's build script names
+    (`script_reads`), or that is a build script (`scripts`) no name makes configuration."""
+    named, read = scripts(changes, texts), script_reads(texts)
+    found = []
+    for change in changes:
+        if change.path in read:
+            what = "a file a build script names (cargo runs the script before the crate)"
+            found.append(Cheat("config-changed", change.path, what))
+        if change.path in named and configures(change) is None:
+            what = "a build script (Cargo.toml's `build`): cargo runs it before the crate"
+            found.append(Cheat("config-changed", change.path, what))
+    return found
+
+
 def detect(changes: Iterable[Change], texts: Mapping[str, str] | None = None) -> list[Cheat]:
     """`config-changed` for each of `changes` that is a build script of the start's or the
     fix's manifests (`scripts`; `texts`: path to the start's text, the manifests among them),
     unless its name makes it configuration already (`fixbot.tamper.changes.configures`:
     `build.rs`), for each manifest whose `[package] build` the fix changed, for each file of a
-    crate a build script is built with (`_built`), and for each manifest that changed where a
-    dependency comes from (`fixbot.tamper.rustsources.detect`)."""
-    changes = list(changes)
-    named = scripts(changes, texts or {})
+    crate a build script is built with (`_built`), for each file a start's build script names
+    (`script_reads`), and for each manifest that changed where a dependency comes from
+    (`fixbot.tamper.rustsources.detect`)."""
+    changes, known = list(changes), texts or {}
     found = [_repointed(change) for change in changes]
-    found += _built(changes, texts or {}) + rustsources.detect(changes)
-    for change in changes:
-        if change.path in named and configures(change) is None:
-            what = "a build script (Cargo.toml's `build`): cargo runs it before the crate"
-            found.append(Cheat("config-changed", change.path, what))
+    found += _built(changes, known) + rustsources.detect(changes) + _scripted(changes, known)
     return [cheat for cheat in found if cheat is not None]

@@ -113,6 +113,13 @@ def _follow(texts: dict[str, str], wanted: set[str], listed: set[str], read: Rea
     return sorted(wanted)[0]
 
 
+def _scripts(manifests: Mapping[str, str], paths: set[str], read: Reader) -> dict[str, str]:
+    """The start's build scripts the `manifests` (path: text) name among `paths`, read (for
+    `fixbot.tamper.rustbuild.script_reads`: the files a script names are configuration)."""
+    built = {s for m, t in manifests.items() for s in rusttargets.build_scripts(m, t, paths)}
+    return {path: read(path) for path in sorted(built & paths)}
+
+
 def reach(changed: Iterable[str], listed: Iterable[str], read: Reader) -> Reach:
     """The start's files the crates of `listed` (the start's paths) reach, read by `read` (a
     path: its text): every manifest, the changed `.rs` files (`changed`), the targets' roots
@@ -122,6 +129,7 @@ def reach(changed: Iterable[str], listed: Iterable[str], read: Reader) -> Reach:
     paths, changed = set(listed), list(changed)
     manifests, cut = _first((p for p in paths if _manifest(p)), MAX_MANIFESTS)
     texts = {path: read(path) for path in manifests}
+    texts.update(_scripts(texts, paths, read))
     if cut or not changed:  # any change reads the trees: a file `included` may be the tests'
         return Reach(texts, cut)  # the manifests alone (`rustbuild.built_with`)
     rust = [p for p in changed if p.endswith(".rs") and p in paths]

@@ -237,3 +237,30 @@ def test_a_file_a_test_region_includes_as_data_is_the_tests(
     got = [str(c) for c in rustreach.data(changes, texts)]
     assert bool(got) is named, got
     assert not named or "rust-test-changed in expected.txt" in got[0]
+
+
+@pytest.mark.parametrize(
+    ("fix", "named"),
+    [("checks.in", True), ("data/cases.txt", True), ("src/lib.rs", False), ("README.md", False)],
+)
+def test_a_file_the_build_script_names_is_configuration(fix: str, named: bool) -> None:
+    """Round 44: build.rs (unchanged) copies checks.in, a tracked file, into OUT_DIR as the
+    tests' `check`; the fix empties checks.in. A file a start's build script spells as a string
+    literal (a `rerun-if-changed` line's too), relative to its package, is `config-changed`
+    (`rustbuild.script_reads`, the script read by `reach`); the crate's code is not."""
+    script = (
+        'fn main() {\n    println!("cargo:rerun-if-changed=data/cases.txt");\n'
+        '    std::fs::copy("checks.in", "x").unwrap();\n}\n'
+    )
+    start = {
+        "Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\n',
+        "build.rs": script,
+        "checks.in": "pub fn check() {}\n",
+        "data/cases.txt": "4\n",
+        "src/lib.rs": "pub fn add() {}\n",
+        "README.md": "app\n",
+    }
+    changes = [Change(fix, start[fix], start[fix] + "// changed\n")]
+    texts = reach([fix], start, start.__getitem__).texts
+    got = [str(c) for c in detect(changes, texts) if c.rule == "config-changed"]
+    assert bool(got) is named, got
