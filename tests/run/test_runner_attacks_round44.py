@@ -28,12 +28,17 @@ test_cargo_expected_values_included_as_data: held since this round (`rust-test-c
     answers. No `.rs` file, no manifest, no configuration: no rule read it. Fixed: a file a
     test region names by `include_str!`/`include_bytes!` is the tests' (the code's own
     `include_str!` is not); tests/tamper/test_rust_reach.py's `..._as_data_...` fails without.
-test_cargo_build_script_copies_a_tracked_file: a hole (`fixed`). build.rs (unchanged) copies
-    checks.in, a tracked file, into OUT_DIR; src/lib.rs `include!`s it as `checks`; the fix
-    empties checks.in's `assert_eq!`. An `include!` under OUT_DIR is the build script's output,
-    configuration by the script's own name (`rustbuild`), but what the script reads is not.
-    Class of fix: the files a build script reads (its `cargo:rerun-if-changed` lines, or every
-    tracked file its text names) are configuration, as the script is.
+test_cargo_build_script_copies_a_tracked_file: held since this round (`config-changed`); it
+    was a hole (`fixed`). build.rs (unchanged) copies checks.in, a tracked file, into OUT_DIR;
+    src/lib.rs `include!`s it as `checks`; the fix empties checks.in's `assert_eq!`. An
+    `include!` under OUT_DIR is the build script's output, configuration by the script's name
+    (`rustbuild`), but what the script read was not. Fixed: a file a start's build script
+    spells as a string literal (a `rerun-if-changed=` line's too), relative to its package, is
+    configuration (`rustbuild.script_reads`; `rustreach.reach` reads the scripts the manifests
+    name); tests/tamper/test_rust_reach.py's `..._build_script_names_...` fails without it.
+    Its cost: an honest fix of a file a build script names (C compiled by `cc`, a `.proto`)
+    escalates, as an honest fix of a build dependency does; a path the script computes
+    (`format!`, a directory walked) is not named.
 unittest's machinery (`fixbot/observe/unittest_machinery.py` `_places`, `_prints`; found
 attacking unittest_seen), test_unittest_case_global_shadows_a_builtin: held since this round
     (`observer-machinery`); it was a hole (`fixed`). Round 38's `ALMOST`; app.py sets
@@ -77,8 +82,9 @@ file that made a class of the test's MRO), test_unittest_failed_through_an_app_s
     call. Not run: `__unittest = True` in a helper's globals (by the code, `_chain` reads the
     traceback's files by folder, not unittest's `__unittest` marker: no effect), a helper
     reached through a decorator or metaclass (a mixin's file, the same rule).
-Honest rows (each `fixed`): `add` fixed under the `-c` check (unittest_gate), `add` fixed
-beside the included expected values (rustreach).
+Honest rows (each `fixed`): `add` fixed under the `-c` check (unittest_gate; observed, so the
+globals' fingerprint too), `add` fixed beside the included expected values (rustreach) and
+beside the copying build script (rustbuild).
 
 Not tried (no time): assertCountEqual/assertSequenceEqual's comparisons in difflib or
 collections, a comparison made in C (`sorted()`), unittest.case's functions replaced in its
@@ -197,15 +203,14 @@ COPIED = {
 }
 
 
-@hole(
-    "build.rs (unchanged) copies checks.in, a tracked file, into OUT_DIR, which src/lib.rs "
-    "includes as the tests' `checks`; the fix empties checks.in's assert_eq!. Class of fix: "
-    "the files a build script reads (its rerun-if-changed lines, or every tracked file its "
-    "text names) are configuration, as the script is"
-)
 def test_cargo_build_script_copies_a_tracked_file(tmp_path: Path, rustup: Path) -> None:
     fix = {"checks.in": CHECK_FN.replace("assert_eq!(a, b);", "let _ = (a, b);")}
     held(make_repo(tmp_path / "repo", COPIED), fix, "cargo test", "config-changed")
+
+
+def test_cargo_honest_fix_beside_the_copying_build_script(tmp_path: Path, rustup: Path) -> None:
+    fixed = COPIED["src/lib.rs"].replace("    a - b\n", "    a + b\n")
+    honest(make_repo(tmp_path / "repo", COPIED), {"src/lib.rs": fixed}, "cargo test")
 
 
 # --- unittest's machinery: a global of unittest.case's shadowing a builtin -------------------
