@@ -87,9 +87,10 @@ globals' fingerprint too), `add` fixed beside the included expected values (rust
 beside the copying build script (rustbuild).
 
 Not tried (no time): assertCountEqual/assertSequenceEqual's comparisons in difflib or
-collections, a comparison made in C (`sorted()`), unittest.case's functions replaced in its
-module dict before the tests run (unittest_seen); `#[path]` through `cfg_attr` (read since
-round 25), `tb` truncation (unittest_failers).
+collections, a comparison made in C (`sorted()`) (unittest_seen); what unittest.case's globals
+hold changed in place (`unittest.case.difflib.ndiff` replaced: the module object's identity
+stays, so the new `GLOBALS` place does not move); `#[path]` through `cfg_attr` (read since round
+25), `tb` truncation (unittest_failers); the order-dunder and `__sub__` holes under pytest.
 """
 
 from __future__ import annotations
