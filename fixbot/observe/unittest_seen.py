@@ -28,8 +28,8 @@ The body's own comparisons followed (uteq, #39; `_follow`): the same profile fun
 the `call` event of each Python frame of other code that a frame of the test module's, or of
 unittest's assert methods (`unittest.case`'s globals, held at load: `_baseAssertEqual`'s
 `first == second`, round 43), calls while it stands at one of its own comparisons (`f_lasti`
-at a `COMPARE_OP` or `CONTAINS_OP` of its code: the dunder it runs, `__eq__`, `__ne__`, a
-reflected one, a container's item's) and its two operands, and at that frame's `return` the
+at a `COMPARE_OP` or `CONTAINS_OP` of its code: the dunder it runs, `ASKED`'s (round 44: `>`),
+a reflected one, a container's item's) and its two operands, and at that frame's `return` the
 answer it gave the test: the same question asked again from the observer's frame answered
 otherwise (`_retold`), or its operands asked the probe's questions again after the test's answer
 (a `_comparer` of its own, once a test and pair of types), is an `eq` record (`always`), sent
@@ -145,7 +145,7 @@ def _named(test: Any, _str: Any = str) -> Any:
 # (`IS_OP` runs none), by number: `dis.opmap`'s, read once at load
 SITES = frozenset(opmap[name] for name in ("COMPARE_OP", "CONTAINS_OP") if name in opmap)
 CODES = 4_096  # code objects whose bytecode `_at_comparison` keeps, at most
-ASKED = {"__eq__": operator.eq, "__ne__": operator.ne}  # the question a body's dunder answered
+ASKED = {f"__{n}__": getattr(operator, n) for n in ("eq", "ne", "lt", "le", "gt", "ge")}
 
 
 def _at_comparison(
@@ -191,7 +191,7 @@ def _answered(
     _function: Any = FunctionType,
     _code: Any = FunctionType.__dict__["__code__"].__get__,
 ) -> str | None:
-    """Which of `value`'s `__eq__` and `__ne__` (a Python function a class of the work tree or
+    """Which of `value`'s `ASKED` dunders (a Python function a class of the work tree or
     made at run time stands first) the frame's code is, or None (another dunder, a partial's
     function, a reflected operand's); kept in `memo` by the type and the code, both held."""
     kind, code = _type(value), frame.f_code
@@ -200,7 +200,7 @@ def _answered(
         told: str | None = kept[2]
         return told
     found = None
-    for dunder in DUNDERS:
+    for dunder in ASKED:
         standing = _deciding(value, dunder)
         if standing and _type(standing[1]) is _function and _code(standing[1]) is code:
             found = dunder

@@ -35,6 +35,9 @@ class Cents(int):
     def __eq__(self, other):
         return int(self) == int(other)
 
+    def __gt__(self, other):
+        return int(self) > int(other)
+
     __hash__ = int.__hash__
 """
 )
@@ -55,6 +58,8 @@ class Tests:
     def test_cents(self):
         self.assertTrue(made(self.kind, 4) == 4)
         self.assertTrue(4 == made(self.kind, 4))
+        self.assertGreater(made(self.kind, 4), 3)
+        self.assertTrue(made(self.kind, 4) > 3)
 """
 
 
@@ -125,8 +130,9 @@ def test_honest_comparisons_the_body_makes_are_no_finding(
 ) -> None:
     """A class of the code whose `__eq__` reads both operands (its own, a dataclass's built
     from a string, an int subclass's reflected from `4 == x`), compared by the body under
-    `==`, `!=` and `assertIn`: followed (each comparison's dunder from its call to its return),
-    asked again, no record `always`, no finding."""
+    `==`, `!=` and `assertIn`, and an honest `__gt__` (round 44) under `>` and `assertGreater`:
+    followed (each comparison's dunder from its call to its return), asked again, no record
+    `always`, no finding."""
     follow, returned = seen._follow, []
 
     def counted(*args: Any) -> Any:
