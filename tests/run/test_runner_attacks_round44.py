@@ -58,17 +58,19 @@ test_unittest_almost_equal_subtracted_in_case: a hole (`fixed`). Round 38's `ALM
     is no comparison, `round(0, 7) == 0` compares ints. Class of fix: follow every dunder a
     case.py frame runs on a value of the code's (`__sub__`, `__abs__`, `__round__`,
     `__bool__`, `__len__`, `__iter__`), asked again from the observer's frame (`_retold`).
-test_unittest_greater_answered_in_case: a hole (`fixed`). `assertGreater(add(2, 2), 3)`: an
-    int subclass whose `__gt__` answers "greater" where its caller is case.py: the `>` is a
-    COMPARE_OP of case.py's, followed, but `_answered` knows `__eq__`/`__ne__` alone and
-    `_retold` asks nothing of another dunder (the body's own `add(2, 2) > 3` would be the
-    same). Class of fix: the order dunders among those followed and retold (`ASKED` with
-    `operator.gt` etc.), judged as `eq` records are.
+test_unittest_greater_answered_in_case: held since this round (`observer-always-equal`); it
+    was a hole (`fixed`). `assertGreater(add(2, 2), 3)`: an int subclass whose `__gt__` answers
+    "greater" where its caller is case.py: the `>` is a COMPARE_OP of case.py's, followed, but
+    `_answered` knew `__eq__`/`__ne__` alone and `_retold` asked nothing of another dunder (the
+    body's own `add(2, 2) > 3` the same). Fixed: the order dunders are among those followed
+    and asked again from the observer's frame (`ASKED`: `operator.lt`, `le`, `gt`, `ge`); the
+    probe of a value handed back still asks `__eq__`/`__ne__` alone.
+    tests/observe/test_unittest_followed.py's honest `Cents.__gt__` is no finding.
     [truthy answer] (run, not kept: CI time; `fixed`): round 38's `TRUE`
     (`assertTrue(add(2, 2) == 4)`): `__eq__` answers an object, no bool, whose `__bool__` is
     True where its caller is case.py (`assertTrue`'s `if not expr`): `_retold` skips an answer
     that is no bool, and the probe's `bool(...)` is asked from the observer's frame. Class of
-    fix: the one above (`__bool__` of an answer followed where case.py asks it).
+    fix: the `__sub__` row's (`__bool__` of an answer followed where case.py asks it).
 unittest_failers/failchains (`supports`: files on the failure's chain before the first test
 file that made a class of the test's MRO), test_unittest_failed_through_an_app_side_helper: a
     hole (`fixed`). test_app.py's `check` calls verify.py's `same(case, first, second)`, which
@@ -297,11 +299,6 @@ def add(a, b):
 """
 
 
-@hole(
-    "assertGreater's `a > b` is a case.py COMPARE_OP, followed, but only `__eq__`/`__ne__` are "
-    "known (`_answered`) and retold: `__gt__` lying in case.py alone is not asked again. Class "
-    "of fix: the order dunders followed and retold as `__eq__` is"
-)
 def test_unittest_greater_answered_in_case(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"app.py": PY_APP, "test_app.py": GREATER})
     held(repo, {"app.py": GREATS}, UNITTEST, "observer-always-equal")
