@@ -28,7 +28,9 @@ names fewer, never more); the record is streamed as the run ends, so a process e
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import io
 import marshal
 import sys
 from importlib import _bootstrap, _bootstrap_external  # type: ignore[attr-defined]
@@ -43,6 +45,8 @@ if TYPE_CHECKING:
 EXEC = "exec"  # the audit event `exec` raises, with the code object it runs
 MODULE = "<module>"  # the name of a module's code object
 MAX_IMPORTED = 2000  # files named in one process's `imported` record, at most
+MAX_READ = 8 << 20  # bytes of a file read for its digest, at most (a larger one: `UNREAD`)
+UNREAD = "-"  # the digest of a file that could not be read whole as its module code ran
 # the import system's call of a module's code: `_LoaderBasics.exec_module` calls
 # `_call_with_frames_removed(exec, code, module.__dict__)`
 CALLS = _bootstrap._call_with_frames_removed.__code__  # type: ignore[attr-defined]
@@ -150,9 +154,28 @@ def _module_file(
     return file
 
 
+def ran_digest(
+    file: str,
+    _open: Any = io.open,
+    _sha: Any = hashlib.sha256,
+    _len: Any = len,
+    _most: int = MAX_READ,
+) -> str:
+    """The SHA-256 (hex) of `file`'s bytes as they are now, read as its module code runs (the
+    `exec` event, `loaded`): the bytes the import system compiled that code from, where no
+    `.pyc` is read (`sourced.py`); `UNREAD` where it cannot be read, or is over `MAX_READ`
+    bytes. Read by `io.open` as captured at load, never the project's `open`."""
+    try:
+        with _open(file, "rb") as handle:
+            data = handle.read(_most + 1)
+    except OSError:
+        return UNREAD
+    return UNREAD if _len(data) > _most else _sha(data).hexdigest()  # type: ignore[no-any-return]
+
+
 def loaded(
     args: Any,
-    found: dict[str, tuple[Any, Any, str]],
+    found: dict[str, tuple[Any, Any, str, str]],
     root: str,
     depth: int,
     held: tuple[Any, Any, Any],
@@ -164,8 +187,11 @@ def loaded(
     _by_loader: Any = _by_loader,
     _by_rewriter: Any = _by_rewriter,
     _unchanged: Any = _unchanged,
+    _digest: Any = ran_digest,
 ) -> None:
-    """Keep in `found` (file to (module code, module object, module name)) the module code of
+    """Keep in `found` (file to (module code, module object, module name, `ran_digest` of the
+    file's bytes as that code runs: what fixbot holds to the bytes it put there,
+    `fixbot.run.ranbytes`)) the module code of
     the `exec` audit event's `args` where the import system ran it for a file under `root`: the
     frame `depth` above this one (the Python caller of `exec`) is importlib's
     `_call_with_frames_removed` called by `_LoaderBasics.exec_module` of a plain source loader
@@ -182,7 +208,11 @@ def loaded(
         return
     made = _by_loader(frame.f_back) if frame.f_code is _calls else _by_rewriter(frame, held)
     if made is not None and _type(made[1]) is _str and _unchanged(held[1]):
-        found[file] = (args[0], made[0], made[1])
+        digest = _digest(file)
+        before = found.get(file)
+        if before is not None and before[3] != digest:
+            digest = UNREAD  # run twice from other bytes: one of them was not the file's
+        found[file] = (args[0], made[0], made[1], digest)
 
 
 def kept(
@@ -219,7 +249,7 @@ def imported(
 
 
 def held(
-    found: dict[str, tuple[Any, Any, str]],
+    found: dict[str, tuple[Any, Any, str, str]],
     root: str,
     modules: dict[str, Any],
     _unheld: Any = NAMES.unheld,
@@ -239,6 +269,22 @@ def held(
     return sorted(kept)[:_most]
 
 
+def record_of(
+    found: dict[str, tuple[Any, Any, str, str]],
+    root: str,
+    modules: dict[str, Any],
+    _held: Any = held,
+    _len: Any = len,
+    _most: int = MAX_IMPORTED,
+) -> dict[str, Any]:
+    """The `imported` record's fields: `f`, the files `held` names, and `b`, each file of
+    `found` (relative to `root`, `MAX_IMPORTED` at most) to the SHA-256 of its bytes as its
+    module code ran (`ran_digest`; `UNREAD` where they were unread, or differed between two
+    runs of its code), which fixbot holds to the bytes it put there (`fixbot.run.ranbytes`)."""
+    ran = {file[_len(root) :]: record[3] for file, record in found.items()}
+    return {"f": _held(found, root, modules), "b": dict(sorted(ran.items())[:_most])}
+
+
 def rewriter() -> tuple[Any, Any, Any]:
     """(code, namespaces, class) of pytest's `AssertionRewritingHook.exec_module`, which runs a
     test module's code by its own `exec` (`loaded`'s `held`, with `machinery` of its module and
@@ -255,10 +301,11 @@ def recorder(root: str, depth: int = 3) -> tuple[Any, Any]:
     module code of each file under `root` (the work tree's root, real, with a trailing
     separator) the import system ran (`loaded`: `exec` called `depth` frames above it; the
     pytest plugin's: `record`, then `reach.install`'s hook); `files()` names those files
-    relative to `root` whose names still hold (`held`, against `sys.modules` as it is now).
-    The pytest plugin's, handed to its audit hook (`reach.install`'s `executed`), added at its
-    load and never removed (an audit hook cannot be)."""
-    found: dict[str, tuple[Any, Any, str]] = {}
+    relative to `root` whose names still hold (`held`, against `sys.modules` as it is now);
+    `files(True)` the whole `imported` record's fields (`record_of`). The pytest plugin's,
+    handed to its audit hook (`reach.install`'s `executed`), added at its load and never
+    removed (an audit hook cannot be)."""
+    found: dict[str, tuple[Any, Any, str, str]] = {}
     machine = rewriter()
 
     def record(
@@ -272,11 +319,13 @@ def recorder(root: str, depth: int = 3) -> tuple[Any, Any]:
         _loaded(args, _found, _root, _depth, _held)
 
     def files(
+        whole: bool = False,
         _found: dict[str, Any] = found,
         _root: str = root,
         _modules: dict[str, Any] = sys.modules,
         _held: Any = held,
-    ) -> list[str]:
-        return _held(_found, _root, _modules)  # type: ignore[no-any-return]
+        _record: Any = record_of,
+    ) -> Any:
+        return (_record if whole else _held)(_found, _root, _modules)
 
     return record, files

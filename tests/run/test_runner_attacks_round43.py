@@ -115,21 +115,25 @@ finally:
 def add(a, b):
     return a - b
 """
-REWRITTEN_HOLE = hole(
-    "app.py writes checks.py's bytes with `assert_alike` emptied, imports it through the import "
-    "system's own loader and writes the start's bytes back: the code the import system ran is "
-    "the file's as it was read, its names hold, so `loaded`/`unheld` name checks.py imported "
-    "and the emptied assertion decides. Class of fix: the module code held to the file's bytes "
-    "at the record's time (the observer compiles each named file's current bytes and compares "
-    "the code objects, pytest's rewrite for its test modules), and fixbot comparing the "
-    "tracked files a check leaves with the clone's ([kept on disk] ended `fixed` too)"
+# the finding `ranbytes.rewritten` names (`original-tests`): the file ran from other bytes
+REWRITTEN_FOUND = "ran from bytes other than those fixbot put there"
+# [kept on disk]: the same, the emptied bytes left on disk (no write back)
+KEPT_ON_DISK = REWRITTEN.replace(
+    '    with open(_path, "wb") as _file:\n        _file.write(_start)\n'
+    "    os.utime(_path, ns=(_stat.st_atime_ns, _stat.st_mtime_ns))\n",
+    "",
 )
 
 
-@REWRITTEN_HOLE
 def test_unittest_pinned_module_rewritten_on_disk(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", HELPED)
-    held(repo, {"app.py": REWRITTEN}, UNITTEST, "original-tests")
+    held(repo, {"app.py": REWRITTEN}, UNITTEST, REWRITTEN_FOUND)
+
+
+def test_unittest_pinned_module_kept_rewritten_on_disk(tmp_path: Path) -> None:
+    assert KEPT_ON_DISK != REWRITTEN
+    repo = make_repo(tmp_path / "repo", HELPED)
+    held(repo, {"app.py": KEPT_ON_DISK}, UNITTEST, REWRITTEN_FOUND)
 
 
 # --- uteq: the failing test's comparison made in unittest's own assert method --------------
