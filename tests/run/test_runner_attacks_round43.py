@@ -9,15 +9,17 @@ pyimp's pytest project of checks.py (`BASE`, run by hand), round 38's go project
 `TOLD_APART`) and round 39's crate (`CRATE`, `ADD_RS`) with round 41's tests.
 
 pyname (`fixbot/observe/modulecode.py` `loaded`, `modulenames.unheld`),
-test_unittest_pinned_module_rewritten_on_disk: a hole (`fixed`). app.py, imported before
-    checks.py, writes checks.py's bytes with `assert_alike` emptied, imports checks (the import
-    system's own plain `SourceFileLoader`; `sys.dont_write_bytecode` set, no cache), then
-    writes the start's bytes and times back. The import system really ran the file's code and
-    every name holds to that code, so the record names checks.py imported; the emptied
-    assertion decides, and the tree fixbot commits has checks.py as the start had it. Run, not
-    kept (CI time): the same under pytest (pyimp's `BASE`), `fixed`; the same without the bytes
-    written back ([kept on disk], unittest), `fixed` too: nothing compares the tracked files a
-    check leaves with the clone's either.
+test_unittest_pinned_module_rewritten_on_disk: held since ondisk's control (`ran_digest`,
+    `fixbot/run/ranbytes.py`, `original-tests`); it was a hole (`fixed`). app.py, imported
+    before checks.py, writes checks.py's bytes with `assert_alike` emptied, imports checks (the
+    import system's own plain `SourceFileLoader`; `sys.dont_write_bytecode` set, no cache),
+    then writes the start's bytes and times back. The import system really ran the file's
+    code and every name holds to that code, so the record names checks.py imported; the
+    emptied assertion decided, and the tree fixbot commits has checks.py as the start had it.
+    Now the observer hashes the file's bytes as its code runs and fixbot holds them to the
+    tree's blob. test_unittest_pinned_module_kept_rewritten_on_disk: the same without the
+    bytes written back ([kept on disk]), held by the same control (`fixed` before). Run, not
+    kept (CI time): the same under pytest (pyimp's `BASE`), `fixed` before.
     [helper class method replaced] (held, `observer-tampered`; run, not kept: CI time): app.py
     sets `tests_helpers.Alike.assertAlike` and `Base.assertSum` to no-ops, a class statement's
     bindings, which `unheld` does not hold (its stated limit); the unittest observer's "a class
