@@ -288,6 +288,7 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
     False)` the names of the `__dict__`s set in `test`'s classes' namespaces (`_dict_names`)."""
     codes: dict[str, Any] = {}
     found: dict[str, tuple[Any, Any, str, str]] = {}  # the files the import system ran: `loaded`
+    pending: dict[int, tuple[str, str]] = {}  # each thread's last source compiled: `compiled`
     machine = MODULECODE.rewriter()
     written: set[int] = set()
     walked: dict[str, frozenset[int]] = {}
@@ -307,12 +308,17 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
         _found: dict[str, Any] = found,
         _root: str = root,
         _machine: tuple[Any, Any, Any] = machine,
+        _pending: dict[int, Any] = pending,
+        _compile: str = MODULECODE.COMPILE,
+        _compiled: Any = MODULECODE.compiled,
     ) -> None:
         if event == _setattr:
             _retyped(args, _written)
         if event == _exec:
             _kept(args, _codes, _roots)
-            _loaded(args, _found, _root, 2, _machine)
+            _loaded(args, _found, _root, 2, _machine, _pending)
+        elif event == _compile:
+            _compiled(args, _pending, _root)
 
     def ours(
         value: Any,

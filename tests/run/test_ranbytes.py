@@ -20,17 +20,24 @@ from tests.fakes.repo import git, make_repo
 
 CHECKS = "def assert_alike(a, b):\n    if a != b:\n        raise AssertionError(a)\n"
 EMPTIED = "def assert_alike(a, b):\n    pass\n"
-# the recorder's audit hook added first; main.py rewrites checks.py around its import, then
-# imports helper.py as written and runs again.py's code twice from other bytes
+# the recorder's audit hook added first; a hook of the code's puts race.py's bytes back as the
+# loader compiles the rewritten ones; checks.py rewritten around its import, helper.py imported
+# as written, again.py's code run twice from other bytes
 RUN = """\
 import json, os, sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, {fixbot!r})
 from fixbot.observe import modulecode
 record, files = modulecode.recorder(os.path.join(os.getcwd(), ""))
-sys.addaudithook(lambda event, args: record(args) if event == "exec" else None)
+sys.addaudithook(lambda event, args: record(args, event) if event in ("exec", "compile") else 0)
 sys.path.insert(0, os.getcwd())
 import importlib
+def put_back(event, args):  # race.py's start bytes back between the loader's read and the exec
+    if event == "compile" and isinstance(args[1], str) and args[1].endswith("race.py"):
+        open("race.py", "w").write("RACE = 1\\n")
+sys.addaudithook(put_back)
+open("race.py", "w").write("RACE = 2\\n")
+import race
 start = open("checks.py", "rb").read()
 open("checks.py", "w").write({emptied!r})
 import checks
@@ -49,12 +56,14 @@ def _sha(text: str) -> str:
 @pytest.mark.slow
 def test_the_record_holds_each_files_bytes_as_its_code_ran(tmp_path: Path) -> None:
     """checks.py's digest is the emptied bytes the import system ran, not the start's written
-    back; helper.py's its own; again.py, run from two different bytes, `-`. Fails without
-    `ran_digest`: no `b` at all."""
+    back; helper.py's its own; again.py, run from two different bytes, `-`; race.py, whose
+    bytes on disk at the `exec` are not those the loader compiled, `-`. Fails with the digest
+    taken at the record's time (checks.py), or without `compiled` (race.py the start's)."""
     for rel, text in {
         "checks.py": CHECKS,
         "helper.py": "X = 1\n",
         "again.py": "VALUE = 1\n",
+        "race.py": "RACE = 1\n",
     }.items():
         (tmp_path / rel).write_text(text, encoding="utf-8")
     root = str(Path(__file__).resolve().parents[2])
@@ -63,11 +72,12 @@ def test_the_record_holds_each_files_bytes_as_its_code_ran(tmp_path: Path) -> No
         [PROJECT_PYTHON, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
     )
     record = json.loads(done.stdout)
-    assert record["f"] == ["again.py", "checks.py", "helper.py"]
+    assert record["f"] == ["again.py", "checks.py", "helper.py", "race.py"]
     assert record["b"] == {
         "again.py": "-",
         "checks.py": _sha(EMPTIED),
         "helper.py": _sha("X = 1\n"),
+        "race.py": "-",
     }
 
 
