@@ -23,6 +23,7 @@ from fixbot.process import git
 from fixbot.tamper.record import Cheat
 
 UNREAD = "-"  # `fixbot.observe.importrecord.UNREAD`: never a tree's digest
+REGULAR = ("100644", "100755")  # the modes of a regular file in a git tree
 
 
 def rewritten(
@@ -53,9 +54,9 @@ def _held(ran: dict[str, str], imported: list[str], tests: Callable[[str], bool]
 
 def _differing(repo: Path, tree: str, held: dict[str, str]) -> list[str]:
     """The paths of `held` (path: SHA-256 as it ran) whose digest is neither that of tree
-    `tree`'s blob nor that of the blob as a checkout writes it; a path with no blob there is
-    left out."""
-    names = {f"{tree}:{path}": path for path in held}
+    `tree`'s blob nor that of the blob as a checkout writes it; a path that is no regular file
+    there (none, a link, a submodule) is left out."""
+    names = {f"{tree}:{path}": path for path in _regular(repo, tree, list(held))}
     blobs = git.blob_bytes(repo, list(names))
     differ = []
     for name, data in blobs.items():
@@ -66,3 +67,13 @@ def _differing(repo: Path, tree: str, held: dict[str, str]) -> list[str]:
         if written is None or hashlib.sha256(written).hexdigest() != held[path]:
             differ.append(path)
     return differ
+
+
+def _regular(repo: Path, tree: str, paths: list[str]) -> list[str]:
+    """Those of `paths` tree `tree` holds as regular files (mode 100644 or 100755): a link's
+    blob is its target's name, not the bytes a module read through it ran from."""
+    if not paths:
+        return []
+    listed = git.names(repo, "ls-tree", tree, "--", *paths)
+    heads = (line.partition("\t") for line in listed)
+    return [path for head, _, path in heads if head.split(" ")[0] in REGULAR]

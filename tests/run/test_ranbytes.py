@@ -101,25 +101,31 @@ def test_the_stream_keeps_each_files_digest_and_marks_two_processes_disagreeing(
 
 
 def _tests(path: str) -> bool:
-    return path in ("checks.py", "eol.py", "made.py")
+    return path in ("checks.py", "eol.py", "made.py", "pkg/link.py", "pkg/mod.py")
 
 
 def test_a_tests_file_run_from_bytes_other_than_the_trees_is_original_tests(tmp_path: Path) -> None:
-    """checks.py ran emptied where the tree holds the start's: `original-tests`; the tree's
-    own bytes, a file the tree has no blob for (made by the run), a file that is not the
-    tests' and one whose checkout converts line ends (the checkout's bytes ran) are nothing;
+    """checks.py and pkg/mod.py ran emptied where the tree holds the start's: `original-tests`;
+    the tree's own bytes, a file the tree has no blob for (made by the run), a file that is
+    not the tests', one whose checkout converts line ends (the checkout's bytes ran) and a
+    link (its blob the target's name; read through, the target's bytes ran) are nothing;
     a file of the tests' named imported without a digest is not verified. Fails without
     `rewritten`."""
     files = {"checks.py": CHECKS, "app.py": "X = 1\n", "eol.py": "Y = 1\n"}
-    repo = make_repo(tmp_path / "repo", {**files, ".gitattributes": "eol.py text eol=crlf\n"})
+    files |= {".gitattributes": "eol.py text eol=crlf\n", "pkg/mod.py": CHECKS}
+    repo = make_repo(tmp_path / "repo", files)
+    (repo / "pkg" / "link.py").symlink_to("../checks.py")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a link")
     tree = git(repo, "rev-parse", "HEAD^{tree}").strip()
     honest = {"checks.py": _sha(CHECKS), "app.py": _sha("other"), "made.py": _sha("made")}
-    honest["eol.py"] = _sha("Y = 1\r\n")
+    honest |= {"eol.py": _sha("Y = 1\r\n"), "pkg/link.py": _sha(CHECKS), "pkg/mod.py": _sha(CHECKS)}
     assert rewritten(repo, tree, Observation(imported=[], ran_bytes=honest), _tests) == []
     emptied = Observation(imported=[], ran_bytes={**honest, "checks.py": _sha(EMPTIED)})
+    emptied.ran_bytes["pkg/mod.py"] = _sha(EMPTIED)  # type: ignore[index]
     found = rewritten(repo, tree, emptied, _tests)
     assert [cheat.rule for cheat in found] == ["original-tests"]
-    assert "checks.py" in str(found[0]) and "eol.py" not in str(found[0])
+    assert "checks.py, pkg/mod.py, the tests'" in str(found[0])
     cut = Observation(imported=["checks.py"], ran_bytes={})
     assert [cheat.rule for cheat in rewritten(repo, tree, cut, _tests)] == ["original-tests"]
     assert rewritten(repo, tree, Observation(imported=["checks.py"]), _tests) == []
