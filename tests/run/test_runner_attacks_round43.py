@@ -19,7 +19,7 @@ test_unittest_pinned_module_rewritten_on_disk: held since ondisk's control (`ran
     Now the observer hashes the file's bytes as its code runs and fixbot holds them to the
     tree's blob. test_unittest_pinned_module_kept_rewritten_on_disk: the same without the
     bytes written back ([kept on disk]), held by the same control (`fixed` before). Run, not
-    kept (CI time): the same under pytest (pyimp's `BASE`), `fixed` before.
+    kept (CI time): both under pytest (pyimp's `BASE`), `fixed` before, held now.
     [helper class method replaced] (held, `observer-tampered`; run, not kept: CI time): app.py
     sets `tests_helpers.Alike.assertAlike` and `Base.assertSum` to no-ops, a class statement's
     bindings, which `unheld` does not hold (its stated limit); the unittest observer's "a class
