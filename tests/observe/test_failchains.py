@@ -45,6 +45,9 @@ class Processor:
     def explicit(self, value):
         if value < 0:
             raise AssertionError("app code raises the failure's type")
+
+    def broken(self):
+        raise ValueError("an error, not the test's failure")
 """
 TESTS = """\
 import unittest
@@ -68,6 +71,12 @@ class AppTest(Checker, Processor, unittest.TestCase):
 
     def test_raised(self):
         self.raised(1, 2)
+
+    def test_sub(self):
+        with self.subTest(1):
+            self.raised(1, 2)
+        with self.subTest(2):
+            self.broken()
 
     def validate(self, value):
         self.assertEqual(value, 3)
@@ -163,6 +172,8 @@ def test_the_observer_streams_each_failures_chain_and_its_mixin_is_the_tests(
         "test_app.AppTest.test_hook": [["test_app.py", "processor.py", "test_app.py"]],
         # the mixin's own `raise` of the test's `failureException`: no unittest frame
         "test_app.AppTest.test_raised": [["checker.py", "test_app.py"]],
+        # a subtest's failure the same; its error (a `ValueError` raised) none
+        "test_app.AppTest.test_sub": [["checker.py", "test_app.py"]],
     }
     assert seen.classes["test_app.AppTest.test_same"] == [
         "test_app.py",
