@@ -83,7 +83,9 @@ test_unittest_fail_reached_otherwise: a helper class of checker.py (no test file
     `failureException` by a `raise` no `assert` statement made, read from the frame's
     instructions at `tb_lasti` (`unittest_failers._raised`), so checker.py is the tests' and
     the detector counts its `self.failureException(...)` call (a name starting "fail") gone;
-    `fixed` with `_raised` taken out, tried by hand.
+    [failure raised by a name] `mismatch = type(self).failureException; raise mismatch(...)`,
+    a call no rule counts: held by the put-back (`original-tests`). Each `fixed` with `_raised`
+    taken out, tried by hand.
 pytest support (`fixbot/run/supportfiles.py` `loaded`), round 40's fixture project
     (`CHECKING`, `FIXTURE_TEST`), checking.py's fixture emptied: held, tried by hand, not kept
     (CI time; each `assert-weakened`): pyproject.toml's `[tool.pytest.ini_options] addopts =
@@ -276,6 +278,14 @@ class Checker:
         if first != second:
             raise self.failureException(f"{first!r} != {second!r}")
 """
+# the same raised through a name: no call the detector counts as an assertion
+RAISED_BY_NAME = """\
+class Checker:
+    def same(self, first, second):
+        if first != second:
+            mismatch = type(self).failureException
+            raise mismatch(f"{first!r} != {second!r}")
+"""
 CHECKER_TEST = """\
 import unittest
 
@@ -304,6 +314,7 @@ def emptied(checker: str) -> str:
         pytest.param(GETATTR, "original-tests", id="fail by getattr"),
         pytest.param(ALIASED, "original-tests", id="fail aliased"),
         pytest.param(RAISED, "assert-weakened", id="failure raised"),
+        pytest.param(RAISED_BY_NAME, "original-tests", id="failure raised by a name"),
     ],
 )
 def test_unittest_fail_reached_otherwise(tmp_path: Path, checker: str, rule: str) -> None:
