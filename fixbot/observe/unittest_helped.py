@@ -1,0 +1,129 @@
+"""Which frames' comparisons the unittest observer's profile function follows beyond the test
+module's and unittest's own (helpereq, #39): those of every module of the work tree, the tests'
+helper modules among them. Round 43 (run, not kept): round 41's helper project, test_app.py
+calling tests_helpers.py calling the pinned checks.py's `assert_alike` (`if first != second:
+raise`), `add` handing back a value whose `__ne__` answers "not different" where its caller's
+file is checks.py and honestly anywhere else, ended `fixed`: `unittest_seen._follow` took the
+`call` event of a dunder only where its caller's globals were the test module's or
+`unittest.case`'s, and the probe's questions, asked from the observer's frame, got honest
+answers.
+
+The rule is the files', not a list of the tests' support: a frame whose code's file is under the
+work tree's root, or is no file at all (code built at run time), is followed
+(`unittest_equal._kind`: `OURS`); a frame of the standard library's, an installed package's or
+the observer's own is not. The code's modules are followed too (the process cannot tell the
+tests' support from the code: the list of the tests' files is fixbot's): an honest dunder
+answers the same question the same twice (`unittest_seen._retold`), and fixbot names only a
+type whose code is the fix's or built at run time (`compared.comparisons`), so following the
+code's comparisons names nothing the fix did not make. Cost: a call event whose caller is a
+work-tree frame pays `ours` (a dict lookup by the code's id, the file resolved once per code
+object) and `_at_comparison`; a library's or the observer's frame pays `ours` alone.
+
+Limits: a comparison made by a library's frame (`unittest.mock`'s `assert_called_with`'s
+`expected != actual`) is not followed; a work tree inside a library folder is the library's.
+
+Also here, out of `unittest_seen.py`'s lines: `_first` and `_fresh`, the memo of the pairs of
+types asked again and of the records sent, each once.
+
+An observer part: copied beside `unittest_observer.py` as `<module>_unittest_helped`, imported by
+`unittest_seen` only in a unittest run (the observer's `PARTS`) and taken out of `sys.modules`
+once loaded. What each uses is held as positional defaults; it imports the standard library
+alone and nothing of fixbot's.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sysconfig
+
+# nothing more is imported: `typing` for the checker alone
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def _sibling(name: str) -> Any:
+    """The observer's part `name`, copied beside this one (`<module>_<name>`, this module being
+    `<module>_unittest_helped`), or `fixbot.observe.<name>` where imported from fixbot's
+    package."""
+    package, _, module = __name__.rpartition(".")
+    return importlib.import_module(
+        f"{package}.{name}" if package else module[: -len("unittest_helped")] + name
+    )
+
+
+equal = _sibling("unittest_equal")  # `_kind`: a file the work tree's, a library's or elsewhere
+CODES = 4_096  # code objects whose answer `ours` keeps, at most (past it, each is asked again)
+
+
+def _ours(root: str) -> Any:
+    """`ours(code)`: whether a frame running `code` (a code object) is followed, its
+    `co_filename` the work tree's (under `root`, a str ending in the path separator) or no file
+    (built at run time): `unittest_equal._kind`'s `OURS`. Kept by the code's id, the code held
+    alive beside its answer (`CODES` at most)."""
+    paths = sysconfig.get_paths()  # the interpreter's library folders, resolved
+    folders = tuple(os.path.join(os.path.realpath(paths[k]), "") for k in equal.LIBRARY_PATHS)
+    known: dict[str, str] = {}  # `_kind`'s answers, by file
+    kept: dict[int, Any] = {}
+
+    def ours(
+        code: Any,
+        _kept: dict[int, Any] = kept,
+        _id: Any = id,
+        _kind: Any = equal._kind,
+        _root: str = root,
+        _folders: tuple[str, ...] = folders,
+        _known: dict[str, str] = known,
+        _str: Any = str,
+        _len: Any = len,
+        _most: int = CODES,
+        _mine: str = equal.OURS,
+    ) -> bool:
+        held = _kept.get(_id(code))
+        if held is not None and held[0] is code:
+            answer: bool = held[1]
+            return answer
+        file = code.co_filename
+        try:
+            answer = _kind(_str(file), _root, _folders, _known) == _mine
+        except Exception:
+            answer = True  # a file name that cannot be resolved: followed
+        if _len(_kept) < _most:
+            _kept[_id(code)] = (code, answer)
+        return answer
+
+    return ours
+
+
+def _first(memo: dict[Any, Any], held: tuple[Any, ...], _id: Any = id, _len: Any = len) -> bool:
+    """Whether the objects `held` are new to `memo` (by their ids, each kept alive there,
+    `CODES` at most: past it, always new), noted."""
+    key = ("q", *[_id(one) for one in held])
+    kept = memo.get(key)
+    if kept is not None and all(kept[i] is held[i] for i in range(_len(held))):
+        return False
+    if _len(memo) < CODES:
+        memo[key] = held
+    return True
+
+
+def _fresh(
+    records: Any,
+    streamed: set[Any],
+    _get: Any = dict.get,
+    _len: Any = len,
+    _most: int = CODES,
+) -> list[Any]:
+    """The `eq` records of `records` whose test, type, dunder and verdict (`always`) were not
+    sent before (`streamed`, `CODES` kept at most; past them, every record is fresh)."""
+    fresh = []
+    for record in records:
+        key: tuple[Any, ...] = (_get(record, "id"), _get(record, "type"))
+        key += (_get(record, "dunder"), _get(record, "always"))
+        if key in streamed:
+            continue
+        if _len(streamed) < _most:
+            streamed.add(key)
+        fresh.append(record)
+    return fresh
