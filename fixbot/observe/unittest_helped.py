@@ -36,6 +36,7 @@ from __future__ import annotations
 import importlib
 import os
 import sysconfig
+from opcode import opmap
 
 # nothing more is imported: `typing` for the checker alone
 TYPE_CHECKING = False
@@ -54,46 +55,63 @@ def _sibling(name: str) -> Any:
 
 
 equal = _sibling("unittest_equal")  # `_kind`: a file the work tree's, a library's or elsewhere
-CODES = 4_096  # code objects whose answer `ours` keeps, at most (past it, each is asked again)
+CODES = 4_096  # code objects whose answer `_ours` keeps, at most (past it, each is asked again)
+# the instructions of a frame's own comparison whose dunders a Python frame of other code runs
+# (`IS_OP` runs none), by number: `dis.opmap`'s, read once at load (`unittest_seen.SITES`)
+SITES = frozenset(opmap[name] for name in ("COMPARE_OP", "CONTAINS_OP") if name in opmap)
 
 
-def _ours(root: str) -> Any:
-    """`ours(code)`: whether a frame running `code` (a code object) is followed, its
-    `co_filename` the work tree's (under `root`, a str ending in the path separator) or no file
-    (built at run time): `unittest_equal._kind`'s `OURS`. Kept by the code's id, the code held
-    alive beside its answer (`CODES` at most)."""
+def _ours(root: str, case: dict[str, Any]) -> Any:
+    """`followed(frame, back, event, pending)`: whether the profile event `event` of `frame`,
+    called by `back` (a frame of another module than the test's), goes on to
+    `unittest_seen._follow`: a `return` of the frame last noted in `pending` (`_follow`'s); a
+    `call` of a frame not `unittest.case`'s (`case`, its globals) where `back` is
+    `unittest.case`'s or runs code whose `co_filename` is the work tree's (under `root`, a str
+    ending in the path separator) or no file (built at run time: `unittest_equal._kind`'s
+    `OURS`) and stands at one of its comparisons (`f_lasti` at a `SITES` instruction); no other
+    event. Each code's answer (its bytecode where followed and
+    holding a comparison, else None) kept by its id, the code held alive beside it (`CODES` at
+    most: past it, each is worked out again)."""
     paths = sysconfig.get_paths()  # the interpreter's library folders, resolved
     folders = tuple(os.path.join(os.path.realpath(paths[k]), "") for k in equal.LIBRARY_PATHS)
     known: dict[str, str] = {}  # `_kind`'s answers, by file
     kept: dict[int, Any] = {}
 
-    def ours(
-        code: Any,
-        _kept: dict[int, Any] = kept,
-        _id: Any = id,
-        _kind: Any = equal._kind,
-        _root: str = root,
-        _folders: tuple[str, ...] = folders,
-        _known: dict[str, str] = known,
-        _str: Any = str,
-        _len: Any = len,
-        _most: int = CODES,
-        _mine: str = equal.OURS,
-    ) -> bool:
-        held = _kept.get(_id(code))
-        if held is not None and held[0] is code:
-            answer: bool = held[1]
-            return answer
-        file = code.co_filename
+    def learn(code: Any, _kind: Any = equal._kind, _str: Any = str, _sites: Any = SITES) -> Any:
         try:
-            answer = _kind(_str(file), _root, _folders, _known) == _mine
+            mine = _kind(_str(code.co_filename), root, folders, known) == equal.OURS
         except Exception:
-            answer = True  # a file name that cannot be resolved: followed
-        if _len(_kept) < _most:
-            _kept[_id(code)] = (code, answer)
-        return answer
+            mine = True  # a file name that cannot be resolved: followed
+        found = code.co_code if mine and any(b in _sites for b in code.co_code[::2]) else None
+        if len(kept) < CODES:
+            kept[id(code)] = (code, found)
+        return found
 
-    return ours
+    def followed(
+        frame: Any,
+        back: Any,
+        event: str,
+        pending: list[Any],
+        _kept: dict[int, Any] = kept,
+        _learn: Any = learn,
+        _case: dict[str, Any] = case,
+        _sites: frozenset[int] = SITES,
+        _id: Any = id,
+        _len: Any = len,
+    ) -> bool:
+        if event == "return":  # only of the dunder `_follow` noted last
+            return _len(pending) > 0 and pending[-1][0] is frame
+        if event != "call" or frame.f_globals is _case:
+            return False
+        if back.f_globals is _case:
+            return True
+        code = back.f_code
+        held = _kept.get(_id(code))
+        sites = held[1] if held is not None and held[0] is code else _learn(code)
+        at = back.f_lasti
+        return sites is not None and 0 <= at < _len(sites) and sites[at] in _sites
+
+    return followed
 
 
 def _first(memo: dict[Any, Any], held: tuple[Any, ...], _id: Any = id, _len: Any = len) -> bool:

@@ -58,7 +58,6 @@ import importlib
 import operator
 import sys
 from itertools import islice
-from opcode import opmap
 from types import FrameType, FunctionType, MethodType
 
 # nothing more is imported: `typing` for the checker alone
@@ -145,8 +144,7 @@ def _named(test: Any, _str: Any = str) -> Any:
 
 
 # the instructions of a body's own comparison whose dunders a Python frame of other code runs
-# (`IS_OP` runs none), by number: `dis.opmap`'s, read once at load
-SITES = frozenset(opmap[name] for name in ("COMPARE_OP", "CONTAINS_OP") if name in opmap)
+SITES = helped.SITES
 CODES = 4_096  # code objects whose bytecode `_at_comparison` keeps, at most
 ASKED = {"__eq__": operator.eq, "__ne__": operator.ne}  # the question a body's dunder answered
 
@@ -302,7 +300,7 @@ def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: 
     pending: list[Any] = []  # [frame, value, other, dunder] of each comparison's dunder running
     codes: dict[Any, Any] = {}  # `_at_comparison`'s bytecode of the test's code, by code
     streamed: set[Any] = set()  # the records sent, each once (`_fresh`)
-    ours = helped._ours(held[3])  # whether a frame's comparisons are followed, by its code
+    ours = helped._ours(held[3], CASE)  # another module's frame's event followed?
 
     def profile(
         frame: FrameType,
@@ -325,16 +323,13 @@ def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: 
         _streamed: set[Any] = streamed,
         _after: Any = after,
         _root: str = held[3],
-        _case: Any = CASE,
     ) -> None:
         back = frame.f_back
         if frame.f_globals is _now[1] or back is None or not _state[0]:
             return
         mine = back.f_globals is _now[1]  # else unittest's or a work-tree module's comparison
-        if not mine and frame.f_globals is _case:
-            return
-        if not mine and back.f_globals is not _case and not _ours(back.f_code):
-            return
+        if not mine and not _ours(frame, back, event, _pending):
+            return  # another module's frame: followed only at a comparison (`_follow`)
         told = _follow(frame, back, event, arg, _now[0], _pending, _codes, _after, _root)
         if told is None and event == "return" and mine:  # a value handed back (no answer)
             kind = _type(arg)

@@ -1,4 +1,4 @@
-"""helpereq (#39): a comparison lie told to a helper module's comparison. Round 43's rows "run,
+"""helpereq: a comparison lie told to a helper module's comparison. Round 43's rows "run,
 not kept" ([compared in a helper module]): round 41's unittest project of a helper module
 (`HELPED`: test_app.py calling tests_helpers.py's `Alike.assertAlike` and `Base.assertSum`,
 each calling the pinned checks.py's `assert_alike`, `if first != second: raise`), `add` handing
