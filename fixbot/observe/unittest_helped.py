@@ -23,7 +23,8 @@ caller is the code's, a helper's or a library's (bench/README.md, helpereq); a `
 event pays an identity test.
 
 Limits: a comparison made by a library's frame (`unittest.mock`'s `assert_called_with`'s
-`expected != actual`) is not followed; a work tree inside a library folder is the library's.
+`expected != actual`) is not followed; a library installed inside the work tree (a `.venv`
+there) is the work tree's: followed, at the same cost.
 
 Also here, out of `unittest_seen.py`'s lines: `_first` and `_fresh`, the memo of the pairs of
 types asked again and of the records sent, each once.
