@@ -38,6 +38,9 @@ test_unittest_compared_in_unittests_assert_method: held since the lead followed
     "asked of values its built-in base's own == tells apart"), a plain class is not. Under
     pytest (pyimp's `BASE`, `assert_alike`'s `!=` in checks.py), the plain class lying to
     checks.py's frame alone: `fixed` (`operands.py` traces frames of the test module's globals).
+    Kept since, in test_runner_attacks_helpereq.py: the unittest rows held
+    (`observer-always-equal`: every work-tree module's frame's comparison followed,
+    `fixbot/observe/unittest_helped.py`), the pytest row a strict xfail.
 goflags (`fixbot/observe/goexec.py`), test_go_told_apart_by_the_test_binary: a hole (`fixed`).
     Round 38's [told apart] with the observed run told by the test binary's own bytes
     (`os.ReadFile(os.Args[0])` holds the observer's `fixbotMarker` type name, linked in only
