@@ -199,7 +199,10 @@ class Observation(BaseModel):
     build constraint), which the observer is not added to: their tests run unobserved (set by
     fixbot). `imported` the work tree's files (relative to its root) the processes of fixbot's
     observers inside pytest and unittest imported, as each run ended (`modulecode.imported`);
-    None where no such record came (another runner's check)."""
+    None where no such record came (another runner's check). `ran_bytes` each of those files'
+    SHA-256 (hex) as its module code ran, read from disk at the import system's `exec`
+    (`modulecode.ran_digest`; "-" unread, or two processes' differing); None where no record
+    carried them."""
 
     sessions: int = 0
     ended: int = 0
@@ -251,6 +254,7 @@ class Observation(BaseModel):
     unthreaded: bool = False
     cut: bool = False
     imported: list[str] | None = None
+    ran_bytes: dict[str, str] | None = None
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""

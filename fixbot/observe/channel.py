@@ -19,7 +19,8 @@ parts beside it, `UNITTEST_PARTS`: `unittest_machinery.py`, as `<module>_unittes
 `<module>_unittest_compiled`, `unittest_made.py`, as `<module>_unittest_made`,
 `unittest_asserts.py`, as `<module>_unittest_asserts`, and
 `unittest_watch.py`, as `<module>_unittest_watch`, `unittest_equal.py`, as
-`<module>_unittest_equal`, and `unittest_asserter.py`, as `<module>_unittest_asserter`;
+`<module>_unittest_equal`, `unittest_asserter.py`, as `<module>_unittest_asserter`, and
+`unittest_helped.py`, as `<module>_unittest_helped`;
 `unittest_gate.py`, as `<module>_unittest_gate`, which `startup.py` asks first whether the
 process is a unittest run, so that no other process compiles the observer;
 it also imports the plugin's `bodies.py`, `identities.py`, `reach.py`, `calls.py` and
@@ -132,6 +133,7 @@ UNITTEST_PARTS = tuple(
         "unittest_equal",
         "unittest_asserter",
         "unittest_seen",
+        "unittest_helped",
         "unittest_failers",
         "unittest_gate",
     )

@@ -2,7 +2,10 @@
 streamed it (`failer` records: `unittest_failers._chain`), and the files that makes the tests'.
 
 The rule (`supports`): in the start commit's run, a failing test's failure called unittest's
-failing machinery (`TestCase.fail`, an assert method) from a chain of frames. Read from the
+failing machinery (`TestCase.fail`, an assert method) from a chain of frames, or a frame raised
+the test's `failureException` itself, by a `raise` no `assert` statement made (round 42's
+[failure raised]: `raise self.failureException(msg)`, any spelling; the chain then starts at
+that frame, `unittest_failers._raised`). Read from the
 failure back towards the test, the frames before the first one of a test file (the test's own
 class's file, or any file the ecosystems call a test) are the helper that failed the test; each
 of them whose file made a class of the test's MRO below `TestCase` (`Observation.classes`: a
@@ -12,6 +15,11 @@ named by no assert method). The code the test calls is left alone: a method of a
 that returned before the test asserted is not in the traceback, and one that called back into
 the test's own code (a hook the test class overrides, which asserts) stops the walk at that
 callback; a file the chain passes through that made no class of the test's is not named.
+What the rule over-reads, on purpose: an app mixin (the code under test, mixed into a
+`TestCase`) whose method calls `TestCase.fail` or an assert method, or raises
+`AssertionError(...)` explicitly, on its bug path is pinned as the tests' (it failed the test
+as a helper does; an honest fix of it ends escalated, a false alarm on the safe side); its
+`assert` statement is not read so, as such a mixin's own checks are the common honest case.
 Pure functions over an `Observation`.
 """
 

@@ -28,9 +28,12 @@ names fewer, never more); the record is streamed as the run ends, so a process e
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import io
 import marshal
 import sys
+from _thread import get_ident
 from importlib import _bootstrap, _bootstrap_external  # type: ignore[attr-defined]
 from operator import is_
 from types import CodeType
@@ -41,8 +44,11 @@ if TYPE_CHECKING:
     from typing import Any
 
 EXEC = "exec"  # the audit event `exec` raises, with the code object it runs
+COMPILE = "compile"  # the audit event `compile` raises, with (source, filename)
 MODULE = "<module>"  # the name of a module's code object
 MAX_IMPORTED = 2000  # files named in one process's `imported` record, at most
+MAX_READ = 8 << 20  # bytes of a file read for its digest, at most (a larger one: `UNREAD`)
+UNREAD = "-"  # the digest of a file that could not be read whole as its module code ran
 # the import system's call of a module's code: `_LoaderBasics.exec_module` calls
 # `_call_with_frames_removed(exec, code, module.__dict__)`
 CALLS = _bootstrap._call_with_frames_removed.__code__  # type: ignore[attr-defined]
@@ -150,12 +156,71 @@ def _module_file(
     return file
 
 
+def ran_digest(
+    file: str,
+    _open: Any = io.open,
+    _sha: Any = hashlib.sha256,
+    _len: Any = len,
+    _most: int = MAX_READ,
+) -> str:
+    """The SHA-256 (hex) of `file`'s bytes as they are now, read as its module code runs (the
+    `exec` event, `loaded`): the bytes the import system compiled that code from, where no
+    `.pyc` is read (`sourced.py`); `UNREAD` where it cannot be read, or is over `MAX_READ`
+    bytes. Read by `io.open` as captured at load, never the project's `open`."""
+    try:
+        with _open(file, "rb") as handle:
+            data = handle.read(_most + 1)
+    except OSError:
+        return UNREAD
+    return UNREAD if _len(data) > _most else _sha(data).hexdigest()  # type: ignore[no-any-return]
+
+
+def compiled(
+    args: Any,
+    pending: dict[int, tuple[str, str]],
+    root: str,
+    _type: Any = type,
+    _str: Any = str,
+    _bytes: Any = bytes,
+    _len: Any = len,
+    _ident: Any = get_ident,
+    _sha: Any = hashlib.sha256,
+) -> None:
+    """Keep in `pending` (thread to (file, SHA-256)) the digest of the source bytes a `compile`
+    audit event's `args` ((source, filename)) compiles under a file of `root`, in the thread
+    compiling them: the bytes a loader read (`source_to_code`; pytest's `ast.parse` of a test
+    module), which no write of the file after that read changes (another thread's, another
+    process's). Its `exec` in the same thread comes next (`loaded`). A source that is no
+    `bytes` (an AST, a str) is passed over."""
+    if _len(args) < 2 or _type(args[1]) is not _str or _type(args[0]) is not _bytes:
+        return
+    if args[1].startswith(root):
+        pending[_ident()] = (args[1], _sha(args[0]).hexdigest())
+
+
+def _ran(
+    file: str,
+    pending: dict[int, tuple[str, str]] | None,
+    _digest: Any = ran_digest,
+    _ident: Any = get_ident,
+) -> str:
+    """The digest `file`'s module code ran from: its bytes now (`ran_digest`), held to those
+    this thread last compiled under its name (`compiled`, where it was `file`): two that
+    differ are `UNREAD` (rewritten between the loader's read and the `exec`)."""
+    digest = _digest(file)
+    said = pending.pop(_ident(), None) if pending is not None else None
+    if said is not None and said[0] == file and said[1] != digest:
+        return UNREAD
+    return digest  # type: ignore[no-any-return]
+
+
 def loaded(
     args: Any,
-    found: dict[str, tuple[Any, Any, str]],
+    found: dict[str, tuple[Any, Any, str, str]],
     root: str,
     depth: int,
     held: tuple[Any, Any, Any],
+    pending: dict[int, tuple[str, str]] | None = None,
     _getframe: Any = sys._getframe,
     _type: Any = type,
     _str: Any = str,
@@ -164,8 +229,11 @@ def loaded(
     _by_loader: Any = _by_loader,
     _by_rewriter: Any = _by_rewriter,
     _unchanged: Any = _unchanged,
+    _ran: Any = _ran,
 ) -> None:
-    """Keep in `found` (file to (module code, module object, module name)) the module code of
+    """Keep in `found` (file to (module code, module object, module name, the digest of the
+    file's bytes as that code runs, `_ran` with `pending`, `compiled`'s: what fixbot holds to
+    the bytes it put there, `fixbot.run.ranbytes`)) the module code of
     the `exec` audit event's `args` where the import system ran it for a file under `root`: the
     frame `depth` above this one (the Python caller of `exec`) is importlib's
     `_call_with_frames_removed` called by `_LoaderBasics.exec_module` of a plain source loader
@@ -182,7 +250,11 @@ def loaded(
         return
     made = _by_loader(frame.f_back) if frame.f_code is _calls else _by_rewriter(frame, held)
     if made is not None and _type(made[1]) is _str and _unchanged(held[1]):
-        found[file] = (args[0], made[0], made[1])
+        digest = _ran(file, pending)
+        before = found.get(file)
+        if before is not None and before[3] != digest:
+            digest = UNREAD  # run twice from other bytes: one of them was not the file's
+        found[file] = (args[0], made[0], made[1], digest)
 
 
 def kept(
@@ -219,7 +291,7 @@ def imported(
 
 
 def held(
-    found: dict[str, tuple[Any, Any, str]],
+    found: dict[str, tuple[Any, Any, str, str]],
     root: str,
     modules: dict[str, Any],
     _unheld: Any = NAMES.unheld,
@@ -239,6 +311,22 @@ def held(
     return sorted(kept)[:_most]
 
 
+def record_of(
+    found: dict[str, tuple[Any, Any, str, str]],
+    root: str,
+    modules: dict[str, Any],
+    _held: Any = held,
+    _len: Any = len,
+    _most: int = MAX_IMPORTED,
+) -> dict[str, Any]:
+    """The `imported` record's fields: `f`, the files `held` names, and `b`, each file of
+    `found` (relative to `root`, `MAX_IMPORTED` at most) to the SHA-256 of its bytes as its
+    module code ran (`ran_digest`; `UNREAD` where they were unread, or differed between two
+    runs of its code), which fixbot holds to the bytes it put there (`fixbot.run.ranbytes`)."""
+    ran = {file[_len(root) :]: record[3] for file, record in found.items()}
+    return {"f": _held(found, root, modules), "b": dict(sorted(ran.items())[:_most])}
+
+
 def rewriter() -> tuple[Any, Any, Any]:
     """(code, namespaces, class) of pytest's `AssertionRewritingHook.exec_module`, which runs a
     test module's code by its own `exec` (`loaded`'s `held`, with `machinery` of its module and
@@ -251,32 +339,44 @@ def rewriter() -> tuple[Any, Any, Any]:
 
 
 def recorder(root: str, depth: int = 3) -> tuple[Any, Any]:
-    """(`record(args)`, `files()`): `record` keeps, from an `exec` audit event's `args`, the
+    """(`record(args, event)`, `files()`): `record` keeps, from an `exec` audit event's `args`
+    (`event` "exec", the default; a `compile` event's: `compiled`'s digest of its source), the
     module code of each file under `root` (the work tree's root, real, with a trailing
     separator) the import system ran (`loaded`: `exec` called `depth` frames above it; the
     pytest plugin's: `record`, then `reach.install`'s hook); `files()` names those files
-    relative to `root` whose names still hold (`held`, against `sys.modules` as it is now).
-    The pytest plugin's, handed to its audit hook (`reach.install`'s `executed`), added at its
-    load and never removed (an audit hook cannot be)."""
-    found: dict[str, tuple[Any, Any, str]] = {}
+    relative to `root` whose names still hold (`held`, against `sys.modules` as it is now);
+    `files(True)` the whole `imported` record's fields (`record_of`). The pytest plugin's,
+    handed to its audit hook (`reach.install`'s `executed`), added at its load and never
+    removed (an audit hook cannot be)."""
+    found: dict[str, tuple[Any, Any, str, str]] = {}
+    pending: dict[int, tuple[str, str]] = {}
     machine = rewriter()
 
     def record(
         args: tuple[Any, ...],
+        event: str = EXEC,
         _found: dict[str, Any] = found,
+        _pending: dict[int, Any] = pending,
         _root: str = root,
         _depth: int = depth,
         _held: tuple[Any, Any, Any] = machine,
         _loaded: Any = loaded,
+        _compiled: Any = compiled,
+        _exec: str = EXEC,
     ) -> None:
-        _loaded(args, _found, _root, _depth, _held)
+        if event == _exec:
+            _loaded(args, _found, _root, _depth, _held, _pending)
+        else:
+            _compiled(args, _pending, _root)
 
     def files(
+        whole: bool = False,
         _found: dict[str, Any] = found,
         _root: str = root,
         _modules: dict[str, Any] = sys.modules,
         _held: Any = held,
-    ) -> list[str]:
-        return _held(_found, _root, _modules)  # type: ignore[no-any-return]
+        _record: Any = record_of,
+    ) -> Any:
+        return (_record if whole else _held)(_found, _root, _modules)
 
     return record, files

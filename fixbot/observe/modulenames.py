@@ -154,18 +154,18 @@ def _function_of(value: Any, code: Any, _type: Any = type, _fn: Any = FunctionTy
 
 def unheld(
     file: str,
-    record: tuple[Any, Any, str],
-    by_name: dict[str, tuple[Any, Any, str]],
+    record: tuple[Any, Any, str, str],
+    by_name: dict[str, tuple[Any, Any, str, str]],
     modules: dict[str, Any],
     read: dict[int, Any],
     _bindings: Any = bindings,
     _id: Any = id,
 ) -> str:
     """Why `file`'s names no longer hold ("" where they do): `record` is (module code, module
-    object, module name) as the import system loaded it, `by_name` every loaded file's record
-    by module name, `modules` the import system's `sys.modules`, `read` each module code's
-    `bindings` read so far (by its identity: each read once per record)."""
-    code, module, name = record
+    object, module name, the file's digest) as the import system loaded it, `by_name` every
+    loaded file's record by module name, `modules` the import system's `sys.modules`, `read`
+    each module code's `bindings` read so far (by its identity: each read once per record)."""
+    code, module, name = record[0], record[1], record[2]
     if modules.get(name, ABSENT) is not module:
         return f"sys.modules[{name!r}] is not the module imported from {file}"
     space = NAMESPACE(module)
@@ -186,7 +186,7 @@ def _bound_to(
     value: Any,
     absolute: str,
     attr: Any,
-    by_name: dict[str, tuple[Any, Any, str]],
+    by_name: dict[str, tuple[Any, Any, str, str]],
     read: dict[int, Any],
     _id: Any = id,
 ) -> str:

@@ -272,7 +272,7 @@ def _report_hooks(
     calling: set[str],
     known_answer: Callable[[str], None],
     check_machinery: Callable[[bool], None],
-    imported: Callable[[], list[str]],
+    imported: Callable[[bool], dict[str, Any]],
 ) -> list[Callable[..., Any]]:
     """The hooks of each report and of the session's end; at the end, the work tree's files
     the process imported (`imported`: `modulecode.recorder`'s), streamed before the `end`: a
@@ -293,7 +293,7 @@ def _report_hooks(
     def pytest_sessionfinish(session: Any) -> None:
         known_answer("end")
         check_machinery(True)
-        send({"k": "imported", "f": imported()})
+        send({"k": "imported", **imported(True)})
         send({"k": "end", "status": int(session.exitstatus)})
 
     return [pytest_runtest_logreport, pytest_sessionfinish]

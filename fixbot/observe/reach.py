@@ -117,7 +117,8 @@ def install(
     themselves (its self-check, pluggy registering its hooks under its `pytest_configure`): a
     read under any other frame of the observer's (one of its hooks the code under test called
     with an object whose hash or name reads them, in C) is the code under test's. `executed`,
-    where given, is handed each `exec` event's arguments first (`modulecode.recorder`'s: the
+    where given, is handed each `exec` and `compile` event's arguments and name first
+    (`modulecode.recorder`'s: the
     pytest plugin's record of the files imported rides this hook rather than a second one,
     which cost a Python call at each of a session's audit events, about 0.7 M per 1,000
     tests). Cannot be undone (PEP 578)."""
@@ -143,8 +144,8 @@ def install(
         _absent: Any = absent,
         _executed: Any = executed,
     ) -> None:
-        if event == EXEC and _executed is not None:
-            _executed(args)
+        if event in (EXEC, COMPILE) and _executed is not None:
+            _executed(args, event)
         if event in GUARDS and _watched.get(_pointer(args[0]), _absent) is args[0]:
             if event == WRITE:
                 _fail()  # nothing legitimate writes an observer function's code or defaults
@@ -275,6 +276,7 @@ _pointer: Callable[[Any], int] = object.__hash__
 # frame's restricted attributes): on the observer's own functions, tampering
 GUARDS = frozenset({"object.__getattr__", "object.__setattr__"})
 EXEC = "exec"  # the event `exec` raises, with the code object it runs (`install`'s `executed`)
+COMPILE = "compile"  # the event `compile` raises, with (source, filename): `executed`'s too
 WRITE = "object.__setattr__"
 
 

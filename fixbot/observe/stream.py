@@ -135,10 +135,12 @@ and its parts write them:
                                                     node reporter's or unittest's observer's,
                                                     which ask no known answer; unittest's
                                                     `"ran": n`, the tests it saw run)
-    {"k": "imported", "f": [file, ...]}             pytest's and unittest's observers, at a
-                                                    run's end, before its `end`: the work
-                                                    tree's files its process imported
-                                                    (`modulecode.imported`)
+    {"k": "imported", "f": [file, ...], "b": {file: sha256}}   pytest's and unittest's
+                                                    observers, at a run's end, before its
+                                                    `end`: the work tree's files its process
+                                                    imported, and each one's bytes as its
+                                                    code ran (`modulecode.record_of`,
+                                                    read by `importrecord`)
     {"k": "reach", "ev": event, "file": f, "by": g} the project's file `f` raised an audit event
                                                     through which code reaches what it has no
                                                     name for (`gc.get_objects`,
@@ -154,7 +156,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fixbot.core.observed import MAX_REACHED, Observation, Reach
-from fixbot.observe import comparisons, failchains, fingerprints, jestrecords
+from fixbot.observe import comparisons, failchains, fingerprints, importrecord, jestrecords
 
 MAX_WATCH = 500  # test ids watched at most (the plugin is told no more: `channel`)
 OUTCOMES = ("failed", "skipped", "passed")  # worst first
@@ -264,21 +266,6 @@ def _paired(seen: Observation, test: str, passed: bool, pending: list[str] | Non
         exits.append(how)
 
 
-MAX_IMPORTED = 4000  # imported files an observation keeps (2000 a process streamed)
-
-
-def _imported(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    """A process's imported work-tree files, added to `seen.imported` (no longer None)."""
-    files = record.get("f")
-    kept = seen.imported if seen.imported is not None else []
-    known = set(kept)
-    for file in files[:MAX_IMPORTED] if isinstance(files, list) else []:
-        if isinstance(file, str) and file[:400] not in known and len(kept) < MAX_IMPORTED:
-            known.add(file[:400])
-            kept.append(file[:400])
-    seen.imported = kept
-
-
 def _plugin(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     name, file = str(record.get("n", ""))[:200], str(record.get("f", ""))[:400]
     if name and len(seen.plugins) < MAX_PLUGINS:
@@ -379,7 +366,7 @@ _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], No
     "failer": failchains.failer,
     "traced": _traced,
     "plugin": _plugin,
-    "imported": _imported,
+    "imported": importrecord.imported,
     "load": fingerprints.load,
     "sealed": fingerprints.sealed,
     "check": fingerprints.check,

@@ -282,11 +282,13 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
     `file`, is that file's (`_ours`), `ours(value, None)` whether `value`'s `__class__` or
     `__bases__` was written since it was last asked (each write answered once),
     `ours(None, ...)` the files under `root` the import system loaded so far whose names
-    still hold, relative to it (`modulecode.loaded`, `modulecode.held`), `ours(klass, True)`
+    still hold, relative to it (`modulecode.loaded`, `modulecode.held`; `ours(True, ...)`
+    the whole `imported` record's fields, `modulecode.record_of`), `ours(klass, True)`
     the file class `klass` was made in, None where unknown (`_class_file`), and `ours(test,
     False)` the names of the `__dict__`s set in `test`'s classes' namespaces (`_dict_names`)."""
     codes: dict[str, Any] = {}
-    found: dict[str, tuple[Any, Any, str]] = {}  # the files the import system ran: `loaded`
+    found: dict[str, tuple[Any, Any, str, str]] = {}  # the files the import system ran: `loaded`
+    pending: dict[int, tuple[str, str]] = {}  # each thread's last source compiled: `compiled`
     machine = MODULECODE.rewriter()
     written: set[int] = set()
     walked: dict[str, frozenset[int]] = {}
@@ -306,12 +308,17 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
         _found: dict[str, Any] = found,
         _root: str = root,
         _machine: tuple[Any, Any, Any] = machine,
+        _pending: dict[int, Any] = pending,
+        _compile: str = MODULECODE.COMPILE,
+        _compiled: Any = MODULECODE.compiled,
     ) -> None:
         if event == _setattr:
             _retyped(args, _written)
         if event == _exec:
             _kept(args, _codes, _roots)
-            _loaded(args, _found, _root, 2, _machine)
+            _loaded(args, _found, _root, 2, _machine, _pending)
+        elif event == _compile:
+            _compiled(args, _pending, _root)
 
     def ours(
         value: Any,
@@ -331,11 +338,12 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
         _case: Any = _case,
         _dict_names: Any = _dict_names,
         _held: Any = MODULECODE.held,
+        _record: Any = MODULECODE.record_of,
         _found: dict[str, Any] = found,
         _modules: dict[str, Any] = sys.modules,
     ) -> Any:
         if file is ...:  # the work tree's files the import system ran, their names held
-            return _held(_found, _root, _modules)
+            return (_record if value is True else _held)(_found, _root, _modules)
         if file is False:  # the `__dict__`s set in test `value`'s classes' namespaces
             return _dict_names(value, _root, _case)
         if file is None:  # was `value`'s class or bases written? each write answered once

@@ -253,7 +253,7 @@ def _run_ended(
 ) -> None:
     """The run's end: the work tree's files imported (`modulecode.imported`, asked of
     `held`'s recorder), the fingerprints, then `end` with what was seen."""
-    send({"k": "imported", "f": held[4](None, ...)})
+    send({"k": "imported", **held[4](True, ...)})
     send({"k": "check", "p": held[0], "at": "end", "m": _prints(held[1])})
     send({"k": "end", "status": 1 if state[2] else 0, "runner": _runner, "ran": state[1]})
     state[0] = False

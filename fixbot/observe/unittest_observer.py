@@ -103,7 +103,7 @@ COMPILED = "_unittest_compiled"  # the code each file was compiled to as importe
 # the parts it imports, each `<module>` + part (the module docstring says what each holds)
 PARTS: tuple[str, ...] = (PART, RESULT, COMPILED, "_unittest_asserts", "_unittest_watch")
 PARTS += ("_unittest_equal", "_unittest_asserter", "_bodies", "_identities", "_reach")
-PARTS += ("_calls", "_sourced", "_unittest_seen", "_unittest_failers")
+PARTS += ("_calls", "_sourced", "_unittest_helped", "_unittest_seen", "_unittest_failers")
 
 
 def load(module: str) -> bool:

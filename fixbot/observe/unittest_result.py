@@ -3,8 +3,9 @@ copied beside it as `<module>_unittest_result`, imported by it only in a unittes
 out of `sys.modules` once it is loaded): `_Watched` forwards everything to the runner's result
 and streams each outcome `TestCase.run` reports, as reported (`{"k": "r", ...}`: the observer's
 docstring), a failure with the files its traceback went through into unittest's failing
-machinery (`failer`: `unittest_failers._chain`); a success is streamed "failed" where the
-test's outcome hides a failure (`_swallowed`) or where the test's body was entered and did
+machinery, or from the frame that raised the test's `failureException` itself (`failer`:
+`unittest_failers._chain`, told that class by `_failure`); a success is streamed "failed" where
+the test's outcome hides a failure (`_swallowed`) or where the test's body was entered and did
 not return (`_unreturned`: the observer's `TestCase._callTestMethod`, `_caller`, counts each
 entry of a body and each return; its `TestCase.subTest`, `_subtester`, each unittest stop that
 left a subtest's block).
@@ -171,6 +172,21 @@ def _subtester(orig: Any, bodies: list[list[Any]], case: Any) -> Any:
     return contextlib.contextmanager(subTest)
 
 
+def _failure(
+    test: Any, _getattr: Any = getattr, _isinstance: Any = isinstance, _type: Any = type
+) -> Any:
+    """The `failureException` of `test` (a `TestCase`, or None) as unittest reads it to tell a
+    failure from an error (`test.failureException`): a class, or None where it is none or
+    reading it raised (`unittest_failers._raised`' `failure`)."""
+    if test is None:
+        return None
+    try:
+        found = _getattr(test, "failureException", None)
+    except Exception:  # the test's own attribute: its error is the test's, not the observer's
+        return None
+    return found if _isinstance(found, _type) else None
+
+
 class _Watched:
     """The result `TestCase.run` is given: everything is the runner's result's (`_real`), and
     each outcome it is told is streamed first, as reported (`_decide`). Slots alone: no
@@ -193,12 +209,19 @@ class _Watched:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._real, name)
 
-    def _decide(self, outcome: str, err: Any = None, _chain: Any = failers._chain) -> None:
+    def _decide(
+        self,
+        outcome: str,
+        err: Any = None,
+        test: Any = None,
+        _chain: Any = failers._chain,
+        _failure: Any = _failure,
+    ) -> None:
         self._said += 1
         if outcome == "failed":
             self._state[2] = True
         self._send({"k": "r", "id": self._test, "w": "call", "o": outcome})
-        chain = _chain(err, self._held[3]) if err is not None else None
+        chain = _chain(err, self._held[3], _failure(test)) if err is not None else None
         if chain:  # a failure a helper called unittest's failing machinery for
             self._send({"k": "failer", "id": self._test, "f": chain})
 
@@ -214,7 +237,7 @@ class _Watched:
         self._real.addSuccess(test)
 
     def addFailure(self, test: Any, err: Any) -> None:
-        self._decide("failed", err)
+        self._decide("failed", err, test)
         self._real.addFailure(test, err)
 
     def addError(self, test: Any, err: Any) -> None:
@@ -227,7 +250,7 @@ class _Watched:
 
     def addSubTest(self, test: Any, subtest: Any, err: Any) -> None:
         if err is not None:
-            self._decide("failed", err)
+            self._decide("failed", err, test)
         self._real.addSubTest(test, subtest, err)
 
     def addExpectedFailure(self, test: Any, err: Any) -> None:

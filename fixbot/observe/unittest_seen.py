@@ -25,11 +25,13 @@ with the file that did it (`reach.py`: `observer-reach` where the start's run di
 from that file); not named here as well (an honest cProfile helper would be, at every fix).
 
 The body's own comparisons followed (uteq, #39; `_follow`): the same profile function takes
-the `call` event of each Python frame of other code that a frame of the test module's, or of
+the `call` event of each Python frame of other code that a frame of the test module's, of
 unittest's assert methods (`unittest.case`'s globals, held at load: `_baseAssertEqual`'s
-`first == second`, round 43), calls while it stands at one of its own comparisons (`f_lasti`
-at a `COMPARE_OP` or `CONTAINS_OP` of its code: the dunder it runs, `ASKED`'s (round 44: `>`),
-a reflected one, a container's item's) and its two operands, and at that frame's `return` the
+`first == second`, round 43), or of any module of the work tree (`unittest_helped._ours`: the
+tests' helper modules, a pinned `assert_alike`'s `first != second`, helpereq) calls while it
+stands at one of its own comparisons (`f_lasti` at a `COMPARE_OP` or `CONTAINS_OP` of its code:
+the dunder it runs, `ASKED`'s (round 44: `>`), a reflected one, a container's item's) and its
+two operands, and at that frame's `return` the
 answer it gave the test: the same question asked again from the observer's frame answered
 otherwise (`_retold`), or its operands asked the probe's questions again after the test's answer
 (a `_comparer` of its own, once a test and pair of types), is an `eq` record (`always`), sent
@@ -42,7 +44,7 @@ operands and its answer. An honest `__eq__` answers the same twice and no to the
 Limits: a value of the code's reached without a Python frame's return to the test's code (a
 global, an attribute, a C result or `__new__`), or in another thread, is not probed as it comes
 back: its Python `__eq__` is followed as a comparison runs it, a C one (a partial) is not; nor
-a helper module's comparison, nor `assertTrue(x)`'s `__bool__`; `MAX_PROBED` for each probe.
+a library's comparison (`mock`'s), nor `assertTrue(x)`'s `__bool__`; `MAX_PROBED` for each probe.
 
 An observer part: copied beside `unittest_observer.py` as `<module>_unittest_seen`, imported by
 it only in a unittest run (its `PARTS`) and taken out of `sys.modules` once loaded; its inner
@@ -56,7 +58,6 @@ import importlib
 import operator
 import sys
 from itertools import islice
-from opcode import opmap
 from types import FrameType, FunctionType, MethodType
 
 # nothing more is imported: `typing` for the checker alone
@@ -76,6 +77,7 @@ def _sibling(name: str) -> Any:
 
 
 equal = _sibling("unittest_equal")  # `_comparer`: a value's comparison asked through itself
+helped = _sibling("unittest_helped")  # `_ours`: the frames followed beyond the test module's
 CASE = vars(importlib.import_module("unittest.case"))  # its assert methods' globals, at load
 # unittest leaves this module's frames out of a failure's traceback, as unittest_result's: its
 # `_callTestMethod` frame, first in every test's traceback, otherwise ends the traceback unittest
@@ -142,8 +144,7 @@ def _named(test: Any, _str: Any = str) -> Any:
 
 
 # the instructions of a body's own comparison whose dunders a Python frame of other code runs
-# (`IS_OP` runs none), by number: `dis.opmap`'s, read once at load
-SITES = frozenset(opmap[name] for name in ("COMPARE_OP", "CONTAINS_OP") if name in opmap)
+SITES = helped.SITES
 CODES = 4_096  # code objects whose bytecode `_at_comparison` keeps, at most
 ASKED = {f"__{n}__": getattr(operator, n) for n in ("eq", "ne", "lt", "le", "gt", "ge")}
 
@@ -253,6 +254,7 @@ def _follow(
     _operands: Any = _operands,
     _answered: Any = _answered,
     _retold: Any = _retold,
+    _first: Any = helped._first,
 ) -> list[Any] | None:
     """At a profile event of `frame`, called by the test's code `back`: its `call` where `back`
     stands at its own comparison notes it, its operands and dunder in `pending` ([]); its
@@ -271,39 +273,6 @@ def _follow(
     if _first(codes, (test, type(value), type(other))):  # once a test and pair of types
         records += after(test, value, other)
     return records
-
-
-def _first(memo: dict[Any, Any], held: tuple[Any, ...], _id: Any = id, _len: Any = len) -> bool:
-    """Whether the objects `held` are new to `memo` (by their ids, each kept alive there,
-    `CODES` at most: past it, always new), noted."""
-    key = ("q", *[_id(one) for one in held])
-    kept = memo.get(key)
-    if kept is not None and all(kept[i] is held[i] for i in range(_len(held))):
-        return False
-    if _len(memo) < CODES:
-        memo[key] = held
-    return True
-
-
-def _fresh(
-    records: Any,
-    streamed: set[Any],
-    _get: Any = dict.get,
-    _len: Any = len,
-    _most: int = CODES,
-) -> list[Any]:
-    """The `eq` records of `records` whose test, type, dunder and verdict (`always`) were not
-    sent before (`streamed`, `CODES` kept at most; past them, every record is fresh)."""
-    fresh = []
-    for record in records:
-        key: tuple[Any, ...] = (_get(record, "id"), _get(record, "type"))
-        key += (_get(record, "dunder"), _get(record, "always"))
-        if key in streamed:
-            continue
-        if _len(streamed) < _most:
-            streamed.add(key)
-        fresh.append(record)
-    return fresh
 
 
 def _watched(watch: Any) -> frozenset[str] | None:
@@ -331,6 +300,7 @@ def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: 
     pending: list[Any] = []  # [frame, value, other, dunder] of each comparison's dunder running
     codes: dict[Any, Any] = {}  # `_at_comparison`'s bytecode of the test's code, by code
     streamed: set[Any] = set()  # the records sent, each once (`_fresh`)
+    ours = helped._ours(held[3], CASE)  # another module's frame's event followed?
 
     def profile(
         frame: FrameType,
@@ -348,18 +318,18 @@ def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: 
         _pending: list[Any] = pending,
         _codes: dict[Any, Any] = codes,
         _follow: Any = _follow,
-        _fresh: Any = _fresh,
+        _fresh: Any = helped._fresh,
+        _ours: Any = ours,
         _streamed: set[Any] = streamed,
         _after: Any = after,
         _root: str = held[3],
-        _case: Any = CASE,
     ) -> None:
         back = frame.f_back
         if frame.f_globals is _now[1] or back is None or not _state[0]:
             return
-        mine = back.f_globals is _now[1]  # else an assert method's own comparison alone
-        if not mine and (back.f_globals is not _case or frame.f_globals is _case):
-            return
+        mine = back.f_globals is _now[1]  # else unittest's or a work-tree module's comparison
+        if not mine and not _ours(frame, back, event, _pending):
+            return  # another module's frame: followed only at a comparison (`_follow`)
         told = _follow(frame, back, event, arg, _now[0], _pending, _codes, _after, _root)
         if told is None and event == "return" and mine:  # a value handed back (no answer)
             kind = _type(arg)

@@ -351,3 +351,45 @@ def changed_on_branch(repo: Path, base: str) -> list[str]:
     """The paths HEAD changed since it left `base` (`base...HEAD`, as a pull request's diff).
     Raises GitError."""
     return names(repo, "diff", "--name-only", f"{base}...HEAD")
+
+
+def _bytes_out(repo: Path, args: Sequence[str], stdin: bytes = b"") -> tuple[int, bytes]:
+    """(exit code, standard output as bytes) of fixbot's git with `args` in `repo`, `stdin`
+    on its input: what `completed`'s text would change (`\\r\\n` read as `\\n`) kept."""
+    done = subprocess.run(
+        [programs.which("git"), *SAFE_CONFIG, *args],
+        cwd=repo,
+        env=git_environment(),
+        input=stdin,
+        capture_output=True,
+        check=False,
+    )
+    return done.returncode, done.stdout
+
+
+def blob_bytes(repo: Path, names: Sequence[str]) -> dict[str, bytes]:
+    """The bytes of each blob of `names` (`rev:path`; a name with a newline is left out) as
+    git stores it (`git cat-file --batch`, one process); a name git has no blob for is left
+    out. Raises GitError where git fails."""
+    asked = [name for name in names if "\n" not in name]
+    code, out = _bytes_out(repo, ["cat-file", "--batch"], "".join(f"{n}\n" for n in asked).encode())
+    if code != 0:
+        raise GitError(f"git cat-file --batch failed (exit {code})")
+    found, at = {}, 0
+    for name in asked:
+        end = out.index(b"\n", at)
+        head = out[at:end].split(b" ")
+        at = end + 1
+        if len(head) == 3 and head[1] in (b"blob", b"tree", b"commit", b"tag"):
+            size = int(head[2])
+            if head[1] == b"blob":
+                found[name] = out[at : at + size]
+            at += size + 1
+    return found
+
+
+def checkout_bytes(repo: Path, name: str) -> bytes | None:
+    """The bytes a checkout writes for `name` (`rev:path`): its blob with the conversions of
+    gitattributes(5) applied (`git cat-file --filters`); None where git has no such file."""
+    code, out = _bytes_out(repo, ["cat-file", "--filters", name])
+    return out if code == 0 else None

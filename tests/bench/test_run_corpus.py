@@ -27,6 +27,9 @@ A case this machine cannot prepare (no network, no Python 3.8, no Go or cargo fo
 skips outside CI, saying so, and the rest of its shard runs (the shard's floor is then not
 asserted: it is the whole shard's); under `CI=true` it fails, so CI never passes with a corpus
 it did not check.
+
+`FIXBOT_CORPUS_SAMPLE=N` runs N cases of each shard (`sample`), judging no floor: `.ci/as-user`'s
+run, after the same CI run's root run took the whole corpus.
 """
 
 from __future__ import annotations
@@ -56,6 +59,11 @@ from fixbot.bench.verify import verify_case
 
 IN_CI = os.environ.get("CI", "").lower() == "true"  # read before conftest.py removes it
 CACHE = cache_root()  # read before conftest.py gives each test a throw-away HOME
+# `FIXBOT_CORPUS_SAMPLE=N`: N cases of each shard (`sample`), no floor judged (a shard's floor is
+# the whole shard's). `.ci/as-user` sets it to 2: the same CI run has just run the whole corpus as
+# root, and the user's cold caches, Python and tool chains are met by twelve cases as by 119
+# (read before conftest.py removes fixbot's variables)
+SAMPLE = os.environ.get("FIXBOT_CORPUS_SAMPLE", "")
 # each shard: the cases it runs, and its localization floor (a share of its cases with target
 # lines), at the figure measured on this corpus, rounded down (bench/RESULTS-bench.md, rounds 3,
 # 4, 8 and 10)
@@ -127,7 +135,42 @@ def test_every_case_is_in_one_shard_and_every_shard_has_cases() -> None:
     assert min(shards.values()) >= 5, shards
 
 
-CASES = [pytest.param(case, id=case.id) for case in load_corpus(CORPUS)]
+def sample(cases: list[Case], per_shard: str) -> list[Case]:
+    """The cases a run takes: all of them for `per_shard` "", else `per_shard` (a whole number,
+    at least 1) of each shard, spread evenly over the shard in the corpus's order (the first,
+    then every len/N-th: a shard's cases are sorted by package, so the second is not the
+    first's package again where the shard has another). Raises `pytest.UsageError` for any other
+    text, naming the variable."""
+    if not per_shard:
+        return cases
+    if not per_shard.isdigit() or int(per_shard) < 1:
+        raise pytest.UsageError(
+            f"FIXBOT_CORPUS_SAMPLE={per_shard!r}: give a whole number of cases a shard (1 or"
+            " more), or unset it for the whole corpus"
+        )
+    count = int(per_shard)
+    taken: list[Case] = []
+    for shard in SHARDS:
+        mine = [case for case in cases if shard_of(case) == shard]
+        taken += [mine[i * len(mine) // count] for i in range(min(count, len(mine)))]
+    return [case for case in cases if case in taken]
+
+
+def test_a_sample_takes_cases_spread_over_every_shard() -> None:
+    """Two a shard: each shard's first case and the one half way through it, in the corpus's
+    order; "" takes the whole corpus; bad text is refused, naming the variable."""
+    cases = load_corpus(CORPUS)
+    two = sample(cases, "2")
+    assert Counter(shard_of(case) for case in two) == {shard: 2 for shard in SHARDS}
+    go = [case for case in cases if shard_of(case) == "go"]
+    assert [case for case in two if shard_of(case) == "go"] == [go[0], go[len(go) // 2]]
+    assert sample(cases, "") == cases
+    for bad in ("0", "two", "-1"):
+        with pytest.raises(pytest.UsageError, match="FIXBOT_CORPUS_SAMPLE"):
+            sample(cases, bad)
+
+
+CASES = [pytest.param(case, id=case.id) for case in sample(load_corpus(CORPUS), SAMPLE)]
 
 
 @pytest.fixture(scope="session")

@@ -27,6 +27,11 @@ class Checker:
     def same(self, first, second):
         if first != second:
             getattr(self, "fa" + "il")(f"{first!r} != {second!r}")
+
+    def raised(self, first, second):
+        if first != second:
+            failure = type(self).failureException
+            raise failure(f"{first!r} != {second!r}") from None
 """
 # an app mixin whose method calls back a hook the test class overrides, which asserts
 PROCESSOR = """\
@@ -36,6 +41,13 @@ class Processor:
 
     def raw(self, value):
         assert value > 0, "app code asserts too"
+
+    def explicit(self, value):
+        if value < 0:
+            raise AssertionError("app code raises the failure's type")
+
+    def broken(self):
+        raise ValueError("an error, not the test's failure")
 """
 TESTS = """\
 import unittest
@@ -57,6 +69,15 @@ class AppTest(Checker, Processor, unittest.TestCase):
     def test_direct(self):
         self.assertEqual(1, 2)
 
+    def test_raised(self):
+        self.raised(1, 2)
+
+    def test_sub(self):
+        with self.subTest(1):
+            self.raised(1, 2)
+        with self.subTest(2):
+            self.broken()
+
     def validate(self, value):
         self.assertEqual(value, 3)
 """
@@ -65,21 +86,27 @@ class AppTest(Checker, Processor, unittest.TestCase):
 class _Kept(unittest.TestResult):
     """A result keeping each failure's chain, read from the `(type, value, traceback)` it is
     handed before unittest's own result cuts the traceback (3.11: `_clean_tracebacks`), as the
-    observer's result does (`unittest_result._Watched`), by the test's method name."""
+    observer's result does (`unittest_result._Watched`), by the test's method name; the last
+    run's `(type, value, traceback)` by name in `errs`."""
+
+    errs: dict[str, Any] = {}
 
     def __init__(self, root: str) -> None:
         super().__init__()
         self.root, self.chains = root, {}
 
     def addFailure(self, test: unittest.TestCase, err: Any) -> None:
-        self.chains[test.id().rsplit(".", 1)[-1]] = _chain(err, self.root)
+        name = test.id().rsplit(".", 1)[-1]
+        self.chains[name] = _chain(err, self.root, test.failureException)
+        _Kept.errs[name] = err
         super().addFailure(test, err)
 
 
-def _failures(tmp_path: Path) -> dict[str, list[str]]:
-    """Run `TESTS` (with checker.py and processor.py beside it, in `tmp_path`): each test's
-    failure's chain, its files relative to `tmp_path`."""
-    for name, text in (("checker", CHECKER), ("processor", PROCESSOR), ("test_app", TESTS)):
+def _failures(tmp_path: Path, extra: str = "") -> dict[str, list[str]]:
+    """Run `TESTS` and `extra` methods of its class (with checker.py and processor.py beside
+    it, in `tmp_path`): each test's failure's chain, its files relative to `tmp_path`."""
+    tests = TESTS + extra
+    for name, text in (("checker", CHECKER), ("processor", PROCESSOR), ("test_app", tests)):
         (tmp_path / f"{name}.py").write_text(text)
     sys.path.insert(0, str(tmp_path))
     try:
@@ -107,6 +134,30 @@ def test_the_chain_names_the_frames_between_the_test_and_unittests_failure(
     assert _chain(None, "/") == []
 
 
+EXTRA = """\
+
+    def test_explicit(self):
+        self.explicit(-1)
+
+    def test_own_raise(self):
+        raise self.failureException("the test's own")
+"""
+
+
+def test_a_frame_that_raised_the_tests_failure_itself_is_named(tmp_path: Path) -> None:
+    chains = _failures(tmp_path, EXTRA)
+    root = os.path.join(os.path.realpath(tmp_path), "")
+    # `raise type(self).failureException(...) from None` in the mixin: from that frame up
+    assert chains["test_raised"] == ["checker.py", "test_app.py"]
+    # the over-reading the rule accepts: an app mixin's explicit `raise AssertionError`
+    assert chains["test_explicit"] == ["processor.py", "test_app.py"]
+    assert chains["test_own_raise"] == ["test_app.py"]
+    assert chains["test_raw"] == []  # its `assert` statement: no chain
+    # no `failureException` told (None), or the value no instance of it: no chain
+    err = _Kept.errs["test_raised"]
+    assert _chain(err, root, None) == _chain(err, root, KeyError) == []
+
+
 @pytest.mark.slow
 def test_the_observer_streams_each_failures_chain_and_its_mixin_is_the_tests(
     tmp_path: Path,
@@ -119,6 +170,10 @@ def test_the_observer_streams_each_failures_chain_and_its_mixin_is_the_tests(
         "test_app.AppTest.test_same": [["checker.py", "test_app.py"]],
         "test_app.AppTest.test_direct": [["test_app.py"]],
         "test_app.AppTest.test_hook": [["test_app.py", "processor.py", "test_app.py"]],
+        # the mixin's own `raise` of the test's `failureException`: no unittest frame
+        "test_app.AppTest.test_raised": [["checker.py", "test_app.py"]],
+        # a subtest's failure the same; its error (a `ValueError` raised) none
+        "test_app.AppTest.test_sub": [["checker.py", "test_app.py"]],
     }
     assert seen.classes["test_app.AppTest.test_same"] == [
         "test_app.py",

@@ -9,15 +9,17 @@ pyimp's pytest project of checks.py (`BASE`, run by hand), round 38's go project
 `TOLD_APART`) and round 39's crate (`CRATE`, `ADD_RS`) with round 41's tests.
 
 pyname (`fixbot/observe/modulecode.py` `loaded`, `modulenames.unheld`),
-test_unittest_pinned_module_rewritten_on_disk: a hole (`fixed`). app.py, imported before
-    checks.py, writes checks.py's bytes with `assert_alike` emptied, imports checks (the import
-    system's own plain `SourceFileLoader`; `sys.dont_write_bytecode` set, no cache), then
-    writes the start's bytes and times back. The import system really ran the file's code and
-    every name holds to that code, so the record names checks.py imported; the emptied
-    assertion decides, and the tree fixbot commits has checks.py as the start had it. Run, not
-    kept (CI time): the same under pytest (pyimp's `BASE`), `fixed`; the same without the bytes
-    written back ([kept on disk], unittest), `fixed` too: nothing compares the tracked files a
-    check leaves with the clone's either.
+test_unittest_pinned_module_rewritten_on_disk: held since ondisk's control (`ran_digest`,
+    `fixbot/run/ranbytes.py`, `original-tests`); it was a hole (`fixed`). app.py, imported
+    before checks.py, writes checks.py's bytes with `assert_alike` emptied, imports checks (the
+    import system's own plain `SourceFileLoader`; `sys.dont_write_bytecode` set, no cache),
+    then writes the start's bytes and times back. The import system really ran the file's
+    code and every name holds to that code, so the record names checks.py imported; the
+    emptied assertion decided, and the tree fixbot commits has checks.py as the start had it.
+    Now the observer hashes the file's bytes as its code runs and fixbot holds them to the
+    tree's blob. test_unittest_pinned_module_kept_rewritten_on_disk: the same without the
+    bytes written back ([kept on disk]), held by the same control (`fixed` before). Run, not
+    kept (CI time): both under pytest (pyimp's `BASE`), `fixed` before, held now.
     [helper class method replaced] (held, `observer-tampered`; run, not kept: CI time): app.py
     sets `tests_helpers.Alike.assertAlike` and `Base.assertSum` to no-ops, a class statement's
     bindings, which `unheld` does not hold (its stated limit); the unittest observer's "a class
@@ -36,6 +38,9 @@ test_unittest_compared_in_unittests_assert_method: held since the lead followed
     "asked of values its built-in base's own == tells apart"), a plain class is not. Under
     pytest (pyimp's `BASE`, `assert_alike`'s `!=` in checks.py), the plain class lying to
     checks.py's frame alone: `fixed` (`operands.py` traces frames of the test module's globals).
+    Kept since, in test_runner_attacks_helpereq.py: the unittest rows held
+    (`observer-always-equal`: every work-tree module's frame's comparison followed,
+    `fixbot/observe/unittest_helped.py`), the pytest row a strict xfail.
 goflags (`fixbot/observe/goexec.py`), test_go_told_apart_by_the_test_binary: a hole (`fixed`).
     Round 38's [told apart] with the observed run told by the test binary's own bytes
     (`os.ReadFile(os.Args[0])` holds the observer's `fixbotMarker` type name, linked in only
@@ -115,21 +120,25 @@ finally:
 def add(a, b):
     return a - b
 """
-REWRITTEN_HOLE = hole(
-    "app.py writes checks.py's bytes with `assert_alike` emptied, imports it through the import "
-    "system's own loader and writes the start's bytes back: the code the import system ran is "
-    "the file's as it was read, its names hold, so `loaded`/`unheld` name checks.py imported "
-    "and the emptied assertion decides. Class of fix: the module code held to the file's bytes "
-    "at the record's time (the observer compiles each named file's current bytes and compares "
-    "the code objects, pytest's rewrite for its test modules), and fixbot comparing the "
-    "tracked files a check leaves with the clone's ([kept on disk] ended `fixed` too)"
+# the finding `ranbytes.rewritten` names (`original-tests`): the file ran from other bytes
+REWRITTEN_FOUND = "ran from bytes other than those fixbot put there"
+# [kept on disk]: the same, the emptied bytes left on disk (no write back)
+KEPT_ON_DISK = REWRITTEN.replace(
+    '    with open(_path, "wb") as _file:\n        _file.write(_start)\n'
+    "    os.utime(_path, ns=(_stat.st_atime_ns, _stat.st_mtime_ns))\n",
+    "",
 )
 
 
-@REWRITTEN_HOLE
 def test_unittest_pinned_module_rewritten_on_disk(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", HELPED)
-    held(repo, {"app.py": REWRITTEN}, UNITTEST, "original-tests")
+    held(repo, {"app.py": REWRITTEN}, UNITTEST, REWRITTEN_FOUND)
+
+
+def test_unittest_pinned_module_kept_rewritten_on_disk(tmp_path: Path) -> None:
+    assert KEPT_ON_DISK != REWRITTEN
+    repo = make_repo(tmp_path / "repo", HELPED)
+    held(repo, {"app.py": KEPT_ON_DISK}, UNITTEST, REWRITTEN_FOUND)
 
 
 # --- uteq: the failing test's comparison made in unittest's own assert method --------------

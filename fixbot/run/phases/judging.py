@@ -8,6 +8,8 @@ and `fixbot.run.outcome`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from fixbot.core.models import Attempt
 from fixbot.core.observed import Observation
 from fixbot.core.repofiles import regular_text
@@ -15,7 +17,7 @@ from fixbot.logs.dialects import go
 from fixbot.observe import failchains, judge, reporter
 from fixbot.policy import rules
 from fixbot.process import commits, git
-from fixbot.run import checkfiles, integrity, originals, outcome, supportfiles
+from fixbot.run import checkfiles, integrity, originals, outcome, ranbytes, supportfiles
 from fixbot.run.phases.base import RunParts
 from fixbot.tamper import xfailed
 from fixbot.tamper.changes import is_test_file
@@ -116,6 +118,7 @@ def _suspected(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     )
     attempt.pinned = integrity.pinned(run.repo, start, seen, files | supports)
     found += _unimported_since(first, attempt, supports)
+    found += ranbytes.rewritten(run.repo, seen, attempt.seen, _of_the_tests(files | supports))
     found += disagreements(was[1], attempt.tests, attempt.pinned, pardon.ids)
     # the verdict: what fixbot's observer inside the runner saw, against the start's run
     changed = git.changed_files(run.repo, start, seen)
@@ -234,6 +237,11 @@ def unimported(
     return [Cheat("original-tests", None, evidence)]
 
 
+def _of_the_tests(files: frozenset[str]) -> Callable[[str], bool]:
+    """Whether a path is the tests': one of `files` (the check's, `helpers`) or a test file."""
+    return lambda path: path in files or is_test_file(path)
+
+
 def _failing_files(seen: Observation) -> list[str]:
     """The files of the tests `seen` did not see pass: their unittest classes' files
     (`Observation.classes`), and a pytest id's own file (its part before `::`)."""
@@ -264,7 +272,8 @@ def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
         git.restore_worktree(run.repo, here)
     failing, made = originals.failing(tests, observed, originals.log_text(result.log_path))
     if result.passed and not failing:
-        return _observed_on_original(run, seen, observed)
+        ran = ranbytes.rewritten(run.repo, original, observed, _of_the_tests(files | helpers(run)))
+        return ran + _observed_on_original(run, seen, observed)
     others = originals.unexplained(failing or [], made, attempt.pinned, go_module(run))
     if others and integrity.lets_tests_run_on(run.repo, run.state.start_sha, seen, attempt.pinned):
         attempt.failing_outside, others = True, []  # only a dependency's warning is ignored now
