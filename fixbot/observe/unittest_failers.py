@@ -151,6 +151,20 @@ def _raised(err: Any, failure: Any, _innermost: Any = _innermost, _raising: Any 
     return tb is not None and _raising(tb.tb_frame.f_code, tb.tb_lasti)
 
 
+def _called(
+    err: Any,
+    _files: Any = _files,
+    _machinery: tuple[str, str] = (UNITTEST_FOLDER, OWN_FOLDER),
+) -> bool:
+    """Whether `err`'s traceback (`(type, value, traceback)`) ends in unittest's failing
+    machinery (or the observer's): a helper called `TestCase.fail` or an assert method, as
+    opposed to a frame that raised the failure itself (`_raised`); streamed as the `failer`
+    record's `"c"` (`fixbot.observe.failchains`: every work-tree file before the test's is then
+    the tests', mixin or not)."""
+    files = _files(err)
+    return bool(files) and files[-1].startswith(_machinery)
+
+
 def _chain(
     err: Any,
     root: str,

@@ -215,6 +215,7 @@ class _Watched:
         err: Any = None,
         test: Any = None,
         _chain: Any = failers._chain,
+        _called: Any = failers._called,
         _failure: Any = _failure,
     ) -> None:
         self._said += 1
@@ -222,8 +223,9 @@ class _Watched:
             self._state[2] = True
         self._send({"k": "r", "id": self._test, "w": "call", "o": outcome})
         chain = _chain(err, self._held[3], _failure(test)) if err is not None else None
-        if chain:  # a failure a helper called unittest's failing machinery for
-            self._send({"k": "failer", "id": self._test, "f": chain})
+        if chain:  # a failure a helper called unittest's failing machinery for, or raised
+            called = {"c": 1} if _called(err) else {}
+            self._send({"k": "failer", "id": self._test, "f": chain, **called})
 
     def startTest(self, test: Any) -> None:
         self._state[1] += 1  # as `TestResult.startTest` counts `testsRun`: `Ran N tests`

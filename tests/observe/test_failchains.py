@@ -16,6 +16,7 @@ import pytest
 
 from fixbot.core.observed import Observation
 from fixbot.observe import failchains
+from fixbot.observe.failchains import CALLED
 from fixbot.observe.stream import parse
 from fixbot.observe.unittest_failers import _chain
 from fixbot.tamper.changes import is_test_file
@@ -167,9 +168,10 @@ def test_the_observer_streams_each_failures_chain_and_its_mixin_is_the_tests(
     done, seen, _ = run(tmp_path, PROJECT_PYTHON, "-m", "unittest")
     assert done.returncode == 1, done.stderr
     assert seen.failers == {
-        "test_app.AppTest.test_same": [["checker.py", "test_app.py"]],
-        "test_app.AppTest.test_direct": [["test_app.py"]],
-        "test_app.AppTest.test_hook": [["test_app.py", "processor.py", "test_app.py"]],
+        # into unittest's machinery: the chain's first entry says so (`CALLED`)
+        "test_app.AppTest.test_same": [[CALLED, "checker.py", "test_app.py"]],
+        "test_app.AppTest.test_direct": [[CALLED, "test_app.py"]],
+        "test_app.AppTest.test_hook": [[CALLED, "test_app.py", "processor.py", "test_app.py"]],
         # the mixin's own `raise` of the test's `failureException`: no unittest frame
         "test_app.AppTest.test_raised": [["checker.py", "test_app.py"]],
         # a subtest's failure the same; its error (a `ValueError` raised) none
@@ -183,11 +185,18 @@ def test_the_observer_streams_each_failures_chain_and_its_mixin_is_the_tests(
     assert failchains.supports(seen, is_test_file) == {"checker.py"}
 
 
-def _seen(chains: dict[str, list[list[str]]], outcome: str = "failed") -> Observation:
+def _seen(
+    chains: dict[str, list[list[str]]], outcome: str = "failed", called: bool = False
+) -> Observation:
     made = ["test_app.py", "checker.py", "processor.py"]
     tests = {f"test_app.AppTest.{name}": outcome for name in chains}
     records = [
-        {"k": "failer", "id": f"test_app.AppTest.{name}", "f": chain}
+        {
+            "k": "failer",
+            "id": f"test_app.AppTest.{name}",
+            "f": chain,
+            **({"c": 1} if called else {}),
+        }
         for name, found in chains.items()
         for chain in found
     ]
@@ -221,3 +230,15 @@ def test_a_test_that_passed_names_nothing() -> None:
         failchains.supports(_seen({"test_same": [["checker.py"]]}, "passed"), is_test_file)
         == frozenset()
     )
+
+
+def test_any_work_tree_file_that_called_unittests_failure_is_the_tests_mixin_or_not() -> None:
+    """Round 44's [failed through an app-side helper]: verify.py made no class of the test's
+    but called `case.assertEqual` for it: the tests'. The same chain raised (no "c"): a file
+    that made no class of the test's is not (an app's own `raise AssertionError`); a file
+    outside the work tree, or past the test's own, never."""
+    chain = [["verify.py", "/usr/lib/helper.py", "test_app.py", "app.py"]]
+    seen = _seen({"test_same": chain}, called=True)
+    assert seen.failers == {"test_app.AppTest.test_same": [[CALLED, *chain[0]]]}
+    assert failchains.supports(seen, is_test_file) == {"verify.py"}
+    assert failchains.supports(_seen({"test_same": chain}), is_test_file) == frozenset()

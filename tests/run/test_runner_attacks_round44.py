@@ -72,16 +72,20 @@ test_unittest_greater_answered_in_case: held since this round (`observer-always-
     that is no bool, and the probe's `bool(...)` is asked from the observer's frame. Class of
     fix: the `__sub__` row's (`__bool__` of an answer followed where case.py asks it).
 unittest_failers/failchains (`supports`: files on the failure's chain before the first test
-file that made a class of the test's MRO), test_unittest_failed_through_an_app_side_helper: a
-    hole (`fixed`). test_app.py's `check` calls verify.py's `same(case, first, second)`, which
+file that made a class of the test's MRO), test_unittest_failed_through_an_app_side_helper:
+    held since the lead's control (`assert-weakened`: verify.py is the tests' now, as a chain
+    that called unittest's failing machinery names every work-tree file before the test's,
+    `failchains.CALLED`); it was a hole
+    (`fixed`). test_app.py's `check` calls verify.py's `same(case, first, second)`, which
     calls `case.assertEqual`: verify.py is on every failing chain, before test_app.py, but made
     no class of the test's, so it is not pinned and nothing else names it (its name is no
     test's, it is imported by a test file and the code alike); the fix makes `same` return.
     Class of fix: every work-tree file on a failing test's chain before the first test file is
     the tests' support (it called unittest's failing machinery on the test's behalf), mixin or
     not; an honest fix of a testing library's own assert helper would then be pinned (its
-    own tests then judge the start's helper): the reason the rule was kept to mixins, the lead's
-    call. Not run: `__unittest = True` in a helper's globals (by the code, `_chain` reads the
+    own tests then judge the start's helper): the reason the rule was kept to mixins. The lead
+    took it for chains into the machinery (a raised chain keeps the mixin rule).
+    Not run: `__unittest = True` in a helper's globals (by the code, `_chain` reads the
     traceback's files by folder, not unittest's `__unittest` marker: no effect), a helper
     reached through a decorator or metaclass (a mixin's file, the same rule).
 Honest rows (each `fixed`): `add` fixed under the `-c` check (unittest_gate; observed, so the
@@ -326,14 +330,7 @@ class AddTest(unittest.TestCase):
 VERIFY = "def same(case, first, second):\n    case.assertEqual(first, second)\n"
 
 
-@hole(
-    "verify.py's `same` calls `case.assertEqual` for the test file's `check`: on every failing "
-    "chain before test_app.py, but it made no class of the test's, so it is not pinned; the fix "
-    "makes it return. Class of fix: every work-tree file on a failing chain before the first "
-    "test file is the tests' support, mixin or not (the lead's call: a testing library's own "
-    "helper would be pinned too)"
-)
 def test_unittest_failed_through_an_app_side_helper(tmp_path: Path) -> None:
     files = {"app.py": PY_APP, "verify.py": VERIFY, "test_app.py": VERIFY_TEST}
     fix = {"verify.py": "def same(case, first, second):\n    return case\n"}
-    held(make_repo(tmp_path / "repo", files), fix, UNITTEST, "original-tests")
+    held(make_repo(tmp_path / "repo", files), fix, UNITTEST, "assert-weakened")
