@@ -175,15 +175,10 @@ def included(changes: Iterable[Change], texts: Mapping[str, str]) -> list[Cheat]
 def data(changes: Iterable[Change], texts: Mapping[str, str]) -> list[Cheat]:
     """`rust-test-changed` where the fix changed a file, no `.rs` file, that a test region of
     a file the crates' module trees reach (`texts`, path: the start's text) names by
-    `include_str!` or `include_bytes!` (`rusttests.named`): round 44, a test's expected values
-    read from expected.txt, which the fix rewrote to the buggy code's answers."""
-    named = {
-        path
-        for parent, text in texts.items()
-        if parent.endswith(".rs")
-        for _, words in rusttests.regions(text or "")
-        for path in rusttests.named(parent, words)
-    }
-    hit = sorted(c.path for c in changes if not c.path.endswith(".rs") and c.path in named)
+    `include_str!` or `include_bytes!` (`rusttests.declared`, by `rusttests.named`): round 44,
+    a test's expected values read from expected.txt, which the fix rewrote to the buggy
+    code's answers."""
+    data = (c.path for c in changes if not c.path.endswith(".rs"))
+    hit = sorted(path for path in data if rusttests.declared(path, texts))
     what = "a file a Rust test region includes (`include_str!`, `include_bytes!`) changed"
     return [Cheat("rust-test-changed", hit[0], what)] if hit else []
