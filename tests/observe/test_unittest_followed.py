@@ -77,9 +77,16 @@ def _run(tmp_path: Path, kind: str, name: str) -> tuple[list[dict[str, Any]], li
     space: dict[str, Any] = {"__name__": "test_app", "made": app["made"]}
     exec(compile(TESTS, str(tmp_path / "test_app.py"), "exec", dont_inherit=True), space)
     case = type(kind, (space["Tests"], unittest.TestCase), {"kind": app[kind]})
+    return seer_run(case, name, tmp_path)
+
+
+def seer_run(case: type, name: str, root: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """(the records the observer's `_callTestMethod` (`unittest_seen._seer`, the work tree
+    `root`) streamed as `case`'s test `name` ran, which must pass (the cheat's green), fixbot's
+    findings from them: app.py the fix's)."""
     test = case(name)
     sent: list[dict[str, Any]] = []
-    held = ("u1", (), None, str(tmp_path) + "/", asserts._word)
+    held = ("u1", (), None, str(root) + "/", asserts._word)
     call = seen._seer(vars(unittest.TestCase)["_callTestMethod"], sent.append, [True], held)
     result = unittest.TestResult()
     was = sys.getprofile()
@@ -90,6 +97,21 @@ def _run(tmp_path: Path, kind: str, name: str) -> tuple[list[dict[str, Any]], li
     eq = [Comparison.model_validate(r | {"test": r["id"]}) for r in sent if r["k"] == "eq"]
     found = compared.comparisons(Observation(comparisons=eq), {test.id()}, ["app.py"])
     return sent, found
+
+
+def followed_returns(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The answers `unittest_seen._follow` gives at each followed dunder's `return` from now
+    on (it wrapped by `monkeypatch`), in order."""
+    follow, returned = seen._follow, []
+
+    def counted(*args: Any) -> Any:
+        told = follow(*args)
+        if told is not None and args[2] == "return":
+            returned.append(told)
+        return told
+
+    monkeypatch.setattr(seen, "_follow", counted)
+    return returned
 
 
 @pytest.mark.parametrize(
@@ -133,15 +155,7 @@ def test_honest_comparisons_the_body_makes_are_no_finding(
     `==`, `!=` and `assertIn`, and an honest `__gt__` (round 44) under `>` and `assertGreater`:
     followed (each comparison's dunder from its call to its return), asked again, no record
     `always`, no finding."""
-    follow, returned = seen._follow, []
-
-    def counted(*args: Any) -> Any:
-        told = follow(*args)
-        if told is not None and args[2] == "return":
-            returned.append(told)
-        return told
-
-    monkeypatch.setattr(seen, "_follow", counted)
+    returned = followed_returns(monkeypatch)
     sent, found = _run(tmp_path, kind, name)
     assert len(returned) >= 2  # the body's comparisons, each followed to its return
     assert [r for r in sent if r["k"] == "eq" and r["always"]] == []

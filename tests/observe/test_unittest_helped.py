@@ -5,17 +5,14 @@ own are (`fixbot/observe/unittest_helped.py` `_ours`, read by `unittest_seen._se
 
 from __future__ import annotations
 
-import sys
 import unittest
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from fixbot.core.observed import Comparison, Observation
-from fixbot.observe import compared
-from fixbot.observe import unittest_asserts as asserts
 from fixbot.observe import unittest_seen as seen
+from tests.observe.test_unittest_followed import followed_returns, seer_run
 from tests.run.test_runner_attacks_helpereq import HONEST_CLASS_FIXED, NUMBER, PLAIN
 from tests.run.test_runner_attacks_round36 import ASSERTS
 
@@ -40,20 +37,7 @@ def _run(tmp_path: Path, app_source: str) -> tuple[list[dict[str, Any]], list[st
     space = {"__name__": "test_app", "add": spaces["app"]["add"]}
     space["assert_alike"] = spaces["checks"]["assert_alike"]
     exec(compile(TESTS, str(tmp_path / "test_app.py"), "exec", dont_inherit=True), space)
-    case = type("Helped", (space["Tests"], unittest.TestCase), {})
-    test = case("test_add")
-    sent: list[dict[str, Any]] = []
-    held = ("u1", (), None, str(tmp_path) + "/", asserts._word)
-    case._callTestMethod = seen._seer(  # type: ignore[attr-defined]
-        vars(unittest.TestCase)["_callTestMethod"], sent.append, [True], held
-    )
-    result = unittest.TestResult()
-    was = sys.getprofile()
-    test.run(result)
-    assert sys.getprofile() is was  # put back
-    assert result.wasSuccessful(), result.failures + result.errors
-    eq = [Comparison.model_validate(r | {"test": r["id"]}) for r in sent if r["k"] == "eq"]
-    return sent, compared.comparisons(Observation(comparisons=eq), {test.id()}, ["app.py"])
+    return seer_run(type("Helped", (space["Tests"], unittest.TestCase), {}), "test_add", tmp_path)
 
 
 @pytest.mark.parametrize("app", [PLAIN, NUMBER], ids=["plain class", "int subclass"])
@@ -80,15 +64,7 @@ def test_an_honest_class_compared_by_a_helper_module_is_no_finding(
 ) -> None:
     """app.py's class with an honest `__eq__`/`__ne__`, compared by checks.py's `!=` both ways:
     followed to its return (`_follow` answers at least twice), asked again, no finding."""
-    follow, returned = seen._follow, []
-
-    def counted(*args: Any) -> Any:
-        told = follow(*args)
-        if told is not None and args[2] == "return":
-            returned.append(told)
-        return told
-
-    monkeypatch.setattr(seen, "_follow", counted)
+    returned = followed_returns(monkeypatch)
     sent, found = _run(tmp_path, HONEST_CLASS_FIXED)
     assert len(returned) >= 2
     assert [r for r in sent if r["k"] == "eq" and r["always"]] == []
